@@ -1,0 +1,99 @@
+// Package bgtasks owns the on-disk task registry: one private directory per
+// task holding its metadata, every byte of its output and its result, plus the
+// per-user event log that announces detaches, kills and completions. Many
+// hangdog processes use it at once; every write is atomic or append-only and
+// every allocation happens under a cross-process lock.
+package bgtasks
+
+import "time"
+
+// Mode says who is waiting for a task.
+type Mode string
+
+const (
+	// Foreground: a caller is attached and blocked until the task ends or is detached.
+	Foreground Mode = "foreground"
+	// Background: nobody waits; only `bg kill` or the command's own exit ends it.
+	Background Mode = "background"
+)
+
+// State is where a task is in its life.
+type State string
+
+const (
+	Starting State = "starting" // directory made, supervisor not yet reporting
+	Running  State = "running"
+	Exited   State = "exited" // the command ended by itself (exit code or signal)
+	Killed   State = "killed" // hangdog ended it (bg kill, watchdog, caller gone)
+	Lost     State = "lost"   // the supervisor died without writing a result; output kept
+)
+
+// Ended reports whether the state is final.
+func (s State) Ended() bool { return s == Exited || s == Killed || s == Lost }
+
+// Meta is a task's metadata file (meta.json), rewritten atomically by its
+// supervisor on every change.
+type Meta struct {
+	ID      string    `json:"id"`
+	Command string    `json:"command"`        // as the user typed it, for display
+	Argv    []string  `json:"argv,omitempty"` // exec'd directly when len > 0 and Shell is false
+	Shell   bool      `json:"shell"`          // true: run `bash -c Command`
+	Cwd     string    `json:"cwd"`
+	Started time.Time `json:"started"`
+	Mode    Mode      `json:"mode"`
+	State   State     `json:"state"` // starting | running; final states live in Result
+
+	// The supervisor process (owner of the PTY and socket).
+	SupervisorPID   int    `json:"supervisor_pid,omitempty"`
+	SupervisorTicks uint64 `json:"supervisor_start_ticks,omitempty"` // /proc/PID/stat field 22
+	// The command's session leader (bash or the exec'd program).
+	PID        int    `json:"pid,omitempty"`
+	PGID       int    `json:"pgid,omitempty"`
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+
+	DetachedAt   *time.Time `json:"detached_at,omitempty"`
+	DetachReason string     `json:"detach_reason,omitempty"`
+	Caller       string     `json:"caller,omitempty"` // "agent" (stdin not a tty) or "tty"
+}
+
+// Result is a task's result file (result.json), written once, atomically,
+// when the task ends. Its presence is what makes a task ended.
+type Result struct {
+	State       State     `json:"state"`            // exited | killed
+	ExitCode    int       `json:"exit_code"`        // 128+N when ended by signal N
+	Signal      string    `json:"signal,omitempty"` // "SIGTERM" when ended by a signal
+	Ended       time.Time `json:"ended"`
+	Reason      string    `json:"reason,omitempty"` // why hangdog ended it, for killed
+	OutputBytes int64     `json:"output_bytes"`
+}
+
+// Task is a task as a reader sees it: metadata, result (nil while running) and
+// the derived state (Lost when the supervisor is gone without a result).
+type Task struct {
+	Meta
+	Result *Result `json:"result,omitempty"`
+	Dir    string  `json:"dir"`
+}
+
+// Event kinds in the per-user event log.
+const (
+	EventExited   = "exited"
+	EventKilled   = "killed"
+	EventDetached = "detached"
+	EventWarning  = "warning"
+	EventLost     = "lost"
+)
+
+// Event is one line of <home>/events.jsonl.
+type Event struct {
+	Seq        int64     `json:"seq"` // 1, 2, 3… unique and increasing per home
+	Time       time.Time `json:"time"`
+	Kind       string    `json:"kind"`
+	TaskID     string    `json:"task_id"`
+	Command    string    `json:"command"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Signal     string    `json:"signal,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	Reason     string    `json:"reason,omitempty"`
+	Tail       string    `json:"tail,omitempty"` // last lines of output, plain text
+}

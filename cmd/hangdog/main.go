@@ -1,0 +1,41 @@
+// Command hangdog runs shell commands under a supervisor that detaches them to
+// the background when they get stuck, instead of blocking their caller.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI and turns its outcome into a process exit code.
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ec exitCode
+	if errors.As(err, &ec) {
+		return int(ec)
+	}
+	fmt.Fprintln(os.Stderr, "hangdog:", err)
+	return exitHangdogError
+}
+
+// Exit codes of hangdog itself; a supervised command's own code passes through.
+const (
+	exitHangdogError = 125 // bad input or hangdog could not do what was asked
+	exitWaitTimeout  = 124 // bg wait --timeout expired (as timeout(1) does)
+)
+
+// exitCode is returned by a command that has already reported what it needs to
+// and only has to set the process exit status.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
