@@ -1,0 +1,270 @@
+package settings
+
+import (
+	"slices"
+	"strings"
+)
+
+// Kinds of value a key holds; they tell a settings screen which editor to show.
+const (
+	KindBool   = "bool"
+	KindNumber = "number"
+	KindInt    = "int"
+	KindChoice = "choice"
+	KindString = "string"
+)
+
+// Limits that keep minutes and seconds far inside time.Duration's range, so a
+// typo like 1e300 is refused instead of overflowing into a negative interval.
+const (
+	maxMinutes     = 10080 // one week
+	maxWaitSeconds = 86400 // one day
+	maxTimeoutSec  = 3600
+)
+
+// KeySpec describes one configuration key, independent of any loaded values.
+type KeySpec struct {
+	Key     string   // canonical dotted name, e.g. "watchdog.intervalMin"
+	Kind    string   // KindBool, KindNumber, KindInt, KindChoice or KindString
+	Default any      // bool, float64, int or string, matching Kind
+	Allowed string   // what a value may be, in words
+	Help    string   // one line saying what the key does
+	Choices []string // the allowed values of a KindChoice key
+	// UserOnly keys are refused in a project file: a cloned repository must
+	// not be able to point the decision model (and the API key sent to it) at
+	// a server of its choosing.
+	UserOnly bool
+
+	parse func(text string) (any, string) // value, or "" and the reason it is refused
+}
+
+const boolAllowed = "true or false (also yes/no, on/off, 1/0)"
+
+var keySpecs = []KeySpec{
+	{
+		Key: "watchdog.enabled", Kind: KindBool, Default: true, Allowed: boolAllowed,
+		Help:  "Check supervised commands and act on stuck ones; false runs them unwatched.",
+		parse: parseBool,
+	},
+	{
+		Key: "watchdog.intervalMin", Kind: KindNumber, Default: 3.0,
+		Allowed: "a number of minutes greater than 0 and at most 10080 (fractions allowed, e.g. 0.05)",
+		Help:    "Minutes between checks of a running command after its first check.",
+		parse:   numberIn(0, false, maxMinutes),
+	},
+	{
+		Key: "watchdog.firstCheckMin", Kind: KindNumber, Default: 2.0,
+		Allowed: "a number of minutes from 0 to 10080 (fractions allowed, e.g. 0.5)",
+		Help:    "Minutes a command runs before its first check.",
+		parse:   numberIn(0, true, maxMinutes),
+	},
+	{
+		Key: "watchdog.confidence", Kind: KindNumber, Default: 0.5,
+		Allowed: "a number from 0 to 1",
+		Help:    "Lowest decision-model confidence that counts towards a verdict.",
+		parse:   numberIn(0, true, 1),
+	},
+	{
+		Key: "watchdog.agreeChecks", Kind: KindInt, Default: 2,
+		Allowed: "a whole number from 1 to 20",
+		Help:    "Checks in a row that must agree before the action is taken.",
+		parse:   intIn(1, 20),
+	},
+	{
+		Key: "watchdog.action", Kind: KindChoice, Default: "background",
+		Choices: []string{"background", "kill", "warn"},
+		Help:    "What happens to a stuck command: move it to the background, kill it, or only warn.",
+	},
+	{
+		Key: "watchdog.watchBash", Kind: KindBool, Default: true, Allowed: boolAllowed,
+		Help:  "Watch commands run through the agent's bash tool.",
+		parse: parseBool,
+	},
+	{
+		Key: "watchdog.watchBgTasks", Kind: KindBool, Default: false, Allowed: boolAllowed,
+		Help:  "Keep checking tasks that are already in the background.",
+		parse: parseBool,
+	},
+	{
+		Key: "watchdog.otherTools", Kind: KindChoice, Default: "off",
+		Choices: []string{"off", "warn", "abort-turn"},
+		Help:    "What to do when a non-bash tool call looks stuck: nothing, warn, or abort the agent's turn.",
+	},
+	{
+		Key: "watchdog.inputWaitSec", Kind: KindNumber, Default: 10.0,
+		Allowed: "a number of seconds from 0 to 86400 (fractions allowed)",
+		Help:    "Seconds a command blocked reading the terminal with nobody at it waits before it is acted on.",
+		parse:   numberIn(0, true, maxWaitSeconds),
+	},
+	{
+		Key: "watchdog.debug", Kind: KindBool, Default: false, Allowed: boolAllowed,
+		Help:  "Write one line per check to the debug log.",
+		parse: parseBool,
+	},
+	{
+		Key: "watchdog.decisionModel.source", Kind: KindChoice, Default: "inherit",
+		Choices: []string{"inherit", "custom"},
+		Help:    "inherit: use a remote decision model only where the environment configures one; custom: use the backend below.",
+	},
+	{
+		Key: "watchdog.decisionModel.backend", Kind: KindChoice, Default: "local",
+		Choices: []string{"local", "typesafe", "openai"},
+		Help:    "Decision model: local (built in, no network), typesafe (HTTP decision API) or openai (OpenAI-compatible endpoint).",
+	},
+	{
+		Key: "watchdog.decisionModel.url", Kind: KindString, Default: "",
+		Allowed:  "an http:// or https:// URL, or empty for the backend's default",
+		Help:     "Endpoint of the remote decision model; empty uses the backend's default.",
+		UserOnly: true,
+		parse:    parseURL,
+	},
+	{
+		Key: "watchdog.decisionModel.model", Kind: KindString, Default: "",
+		Allowed: "a model name, or empty for the backend's default",
+		Help:    "Model to ask; empty uses the backend's default.",
+		parse:   parsePlainText,
+	},
+	{
+		Key: "watchdog.decisionModel.apiKeyEnv", Kind: KindString, Default: "",
+		Allowed:  "the name of an environment variable holding the API key (never the key itself), or empty",
+		Help:     "Name of the environment variable that holds the remote decision model's API key.",
+		UserOnly: true,
+		parse:    parseEnvName,
+	},
+	{
+		Key: "watchdog.decisionModel.timeoutSec", Kind: KindNumber, Default: 20.0,
+		Allowed: "a number of seconds greater than 0 and at most 3600",
+		Help:    "Seconds to wait for the remote decision model before the local judge answers alone.",
+		parse:   numberIn(0, false, maxTimeoutSec),
+	},
+}
+
+func init() {
+	for i := range keySpecs {
+		s := &keySpecs[i]
+		if s.Kind == KindChoice {
+			s.Allowed = "one of " + strings.Join(s.Choices, ", ")
+			s.parse = choiceOf(s.Choices)
+		}
+	}
+}
+
+// Keys describes every configuration key, in a stable, meaningful order.
+func Keys() []KeySpec {
+	out := make([]KeySpec, len(keySpecs))
+	copy(out, keySpecs)
+	for i := range out {
+		out[i].Choices = append([]string(nil), out[i].Choices...)
+	}
+	return out
+}
+
+// lookupKey finds a key however it is cased, with or without "watchdog.".
+func lookupKey(name string) (*KeySpec, bool) {
+	lower := strings.ToLower(strings.TrimSpace(name))
+	if !strings.HasPrefix(lower, "watchdog.") {
+		lower = "watchdog." + lower
+	}
+	for i := range keySpecs {
+		if strings.ToLower(keySpecs[i].Key) == lower {
+			return &keySpecs[i], true
+		}
+	}
+	return nil, false
+}
+
+// isGroup reports whether a dotted path (lower case) names a group of keys,
+// such as "watchdog" or "watchdog.decisionmodel".
+func isGroup(lowerPath string) bool {
+	for _, s := range keySpecs {
+		if strings.HasPrefix(strings.ToLower(s.Key), lowerPath+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalGroup returns a group's path in canonical case.
+func canonicalGroup(lowerPath string) string {
+	for _, s := range keySpecs {
+		if strings.HasPrefix(strings.ToLower(s.Key), lowerPath+".") {
+			return s.Key[:len(lowerPath)]
+		}
+	}
+	return lowerPath
+}
+
+// envName is the environment variable that sets a key.
+func envName(key string) string {
+	return "HANGDOG_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// nearestKey suggests the known key closest to a mistyped one, or "" when
+// none is close enough to be a plausible typo. Separators and case are
+// ignored so interval_min and IntervalMin both find intervalMin.
+func nearestKey(name string) string {
+	norm := func(s string) string {
+		s = strings.ToLower(s)
+		s = strings.NewReplacer("_", "", "-", "").Replace(s)
+		return strings.TrimPrefix(s, "watchdog.")
+	}
+	want := norm(name)
+	best, bestDist := "", -1
+	for _, key := range suggestable() {
+		candidate := norm(key)
+		d := editDistance(want, candidate)
+		// A bare leaf name ("confidance") is compared with the leaf too, so a
+		// missing group prefix does not cost a dozen edits.
+		if leaf := candidate[strings.LastIndex(candidate, ".")+1:]; leaf != candidate {
+			if dl := editDistance(want, leaf); dl < d {
+				d = dl
+			}
+		}
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = key, d
+		}
+	}
+	// Beyond a third of the word it is a different word, not a typo.
+	if bestDist > max(2, len([]rune(want))/3) {
+		return ""
+	}
+	return best
+}
+
+// suggestable lists every key and every group ("watchdog",
+// "watchdog.decisionModel"), since a typo can be in either.
+func suggestable() []string {
+	var out []string
+	for _, s := range keySpecs {
+		parts := strings.Split(s.Key, ".")
+		for i := 1; i < len(parts); i++ {
+			if g := strings.Join(parts[:i], "."); !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+		out = append(out, s.Key)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between two strings.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,277 @@
+package settings
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// Where a value came from, lowest layer to highest.
+const (
+	SourceDefault = "default"
+	SourceUser    = "user"
+	SourceProject = "project"
+	SourceEnv     = "env"
+	SourceFlag    = "flag"
+)
+
+// flagSource names the flag layer in error messages.
+const flagSource = "command-line flag"
+
+// Options says where Load looks for each layer.
+type Options struct {
+	Dir   string            // where the project file search starts; "" = the working directory
+	Flags map[string]string // key → value as text, from the command line; the highest layer
+	// Env looks up environment variables; nil = os.LookupEnv. Only with nil
+	// does Load also refuse unknown HANGDOG_WATCHDOG_* variables, since a
+	// lookup function cannot list what it holds.
+	Env      func(string) (string, bool)
+	UserFile string // the user config file; "" = UserFile()
+}
+
+// Settings is a loaded, validated configuration.
+type Settings struct {
+	v        *viper.Viper
+	origins  map[string]origin // by canonical key
+	watchdog Watchdog
+}
+
+type origin struct{ source, detail string }
+
+// Entry is one key's effective value and where it came from.
+type Entry struct {
+	Key          string   `json:"key"`
+	Value        any      `json:"value"`                  // bool, float64, int or string
+	Source       string   `json:"source"`                 // default | user | project | env | flag
+	SourceDetail string   `json:"sourceDetail,omitempty"` // file path or environment variable
+	Allowed      string   `json:"allowed"`
+	Help         string   `json:"help"`
+	Kind         string   `json:"kind"` // bool | number | int | choice | string
+	Choices      []string `json:"choices,omitempty"`
+}
+
+// Text formats the value the way it is written in files and on command lines.
+func (e Entry) Text() string { return formatValue(e.Value) }
+
+// Load reads every layer — built-in defaults, user file, project file,
+// environment, flags — each overriding the one before, and refuses the first
+// bad key or value with an *Error naming its source.
+func Load(opts Options) (*Settings, error) {
+	s := &Settings{v: viper.New(), origins: make(map[string]origin, len(keySpecs))}
+	for _, spec := range keySpecs {
+		s.v.SetDefault(spec.Key, spec.Default)
+		s.origins[spec.Key] = origin{source: SourceDefault}
+	}
+
+	userFile := opts.UserFile
+	if userFile == "" {
+		userFile = UserFile()
+	}
+	if userFile != "" {
+		if err := s.mergeFile(userFile, SourceUser); err != nil {
+			return nil, err
+		}
+	}
+
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("find the working directory to look for %s: %w", ProjectFileName, err)
+		}
+		dir = wd
+	}
+	if projectFile, ok := FindProjectFile(dir); ok {
+		if err := s.mergeFile(projectFile, SourceProject); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := s.mergeEnv(opts.Env); err != nil {
+		return nil, err
+	}
+	if err := s.mergeFlags(opts.Flags); err != nil {
+		return nil, err
+	}
+
+	// Unmarshal, not UnmarshalKey: only AllSettings merges every layer of a
+	// nested group, while Get("watchdog") returns the highest layer's map alone.
+	var all struct {
+		Watchdog Watchdog `mapstructure:"watchdog"`
+	}
+	if err := s.v.Unmarshal(&all); err != nil {
+		return nil, fmt.Errorf("decode the watchdog settings: %w", err)
+	}
+	s.watchdog = all.Watchdog
+	return s, nil
+}
+
+func (s *Settings) mergeFile(path, source string) error {
+	values, err := readConfigFile(path)
+	if err != nil {
+		return err
+	}
+	layer := map[string]any{}
+	for _, fv := range values {
+		if source == SourceProject && fv.spec.UserOnly {
+			return userOnlyError(path, fv.spec)
+		}
+		val, err := validateSpec(path, fv.spec, fv.text)
+		if err != nil {
+			return err
+		}
+		setNested(layer, fv.spec.Key, val)
+		s.origins[fv.spec.Key] = origin{source: source, detail: path}
+	}
+	return s.v.MergeConfigMap(layer)
+}
+
+func userOnlyError(path string, spec *KeySpec) *Error {
+	return &Error{
+		Source: path, Key: spec.Key, Reason: "cannot be set in a project file",
+		Allowed: "the user file, an environment variable or a flag",
+		Hint:    "a project file comes with the repository, and must not choose where your API key and command output are sent",
+	}
+}
+
+func (s *Settings) mergeEnv(lookup func(string) (string, bool)) error {
+	if lookup == nil {
+		lookup = os.LookupEnv
+		if err := refuseUnknownEnv(os.Environ()); err != nil {
+			return err
+		}
+	}
+	layer := map[string]any{}
+	for _, spec := range keySpecs {
+		name := envName(spec.Key)
+		text, ok := lookup(name)
+		// An empty variable counts as unset (as viper does), so `VAR= cmd`
+		// can switch an override off.
+		if !ok || text == "" {
+			continue
+		}
+		val, err := validateSpec("environment variable "+name, &spec, text)
+		if err != nil {
+			return err
+		}
+		setNested(layer, spec.Key, val)
+		s.origins[spec.Key] = origin{source: SourceEnv, detail: name}
+	}
+	return s.v.MergeConfigMap(layer)
+}
+
+// refuseUnknownEnv catches a misspelt HANGDOG_WATCHDOG_* variable, which
+// would otherwise be silently ignored.
+func refuseUnknownEnv(environ []string) error {
+	const prefix = "HANGDOG_WATCHDOG_"
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, prefix) || name == ForceActEnv {
+			continue
+		}
+		known := slices.ContainsFunc(keySpecs, func(s KeySpec) bool { return envName(s.Key) == name })
+		if !known {
+			hint := "hangdog config list shows every key; its variable is HANGDOG_ + the key in upper case, dots as _"
+			if near := nearestKey(strings.ToLower(strings.TrimPrefix(name, prefix))); near != "" {
+				hint = "did you mean " + envName(near) + " (" + near + ")?"
+			}
+			return &Error{Source: "environment variable " + printable(name), Reason: "names no setting", Hint: hint}
+		}
+	}
+	return nil
+}
+
+func (s *Settings) mergeFlags(flags map[string]string) error {
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the first error reported must not depend on map order
+	for _, k := range keys {
+		spec, err := specFor(flagSource, k)
+		if err != nil {
+			return err
+		}
+		val, err := validateSpec(flagSource, spec, flags[k])
+		if err != nil {
+			return err
+		}
+		s.v.Set(spec.Key, val)
+		s.origins[spec.Key] = origin{source: SourceFlag}
+	}
+	return nil
+}
+
+// setNested stores a value under a dotted key in a tree of maps.
+func setNested(m map[string]any, key string, val any) {
+	parts := strings.Split(key, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = val
+}
+
+// Watchdog is the effective watchdog configuration.
+func (s *Settings) Watchdog() Watchdog { return s.watchdog }
+
+// Entries lists every key with its effective value, in Keys() order.
+func (s *Settings) Entries() []Entry {
+	out := make([]Entry, 0, len(keySpecs))
+	for i := range keySpecs {
+		out = append(out, s.entry(&keySpecs[i]))
+	}
+	return out
+}
+
+// Get returns one key's entry. The key may omit "watchdog." and is matched
+// case-insensitively; an unknown key's error suggests the nearest known one.
+func (s *Settings) Get(key string) (Entry, error) {
+	spec, err := specFor("", key)
+	if err != nil {
+		return Entry{}, err
+	}
+	return s.entry(spec), nil
+}
+
+func (s *Settings) entry(spec *KeySpec) Entry {
+	var val any
+	switch spec.Kind {
+	case KindBool:
+		val = s.v.GetBool(spec.Key)
+	case KindNumber:
+		val = s.v.GetFloat64(spec.Key)
+	case KindInt:
+		val = s.v.GetInt(spec.Key)
+	default:
+		val = s.v.GetString(spec.Key)
+	}
+	o := s.origins[spec.Key]
+	return Entry{
+		Key: spec.Key, Value: val, Source: o.source, SourceDetail: o.detail,
+		Allowed: spec.Allowed, Help: spec.Help, Kind: spec.Kind,
+		Choices: append([]string(nil), spec.Choices...),
+	}
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}

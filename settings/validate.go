@@ -1,0 +1,217 @@
+package settings
+
+import (
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Error is a refused setting: where it came from, which key, the value as
+// given, why it was refused and what would be accepted.
+type Error struct {
+	Source  string // file path, environment variable, "command-line flag", or "" for a bare value
+	Key     string // canonical key when known, else the key as written
+	Value   string // the value as given, already made safe to print
+	Reason  string // e.g. "is out of range", "unknown key"
+	Allowed string // what would be accepted
+	Hint    string // what to do, e.g. "did you mean watchdog.confidence?"
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		b.WriteString(e.Source)
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	if e.Value != "" {
+		b.WriteString(e.Value)
+		b.WriteString(" ")
+	}
+	b.WriteString(e.Reason)
+	if e.Allowed != "" {
+		b.WriteString("; allowed: ")
+		b.WriteString(e.Allowed)
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+// Validate parses one value given as text (as typed on a command line, in an
+// environment variable or in a settings screen) and checks it against the
+// key's allowed values. The key may omit the "watchdog." prefix and is
+// matched case-insensitively. The result is bool, float64, int or string.
+func Validate(key, value string) (any, error) {
+	spec, err := specFor("", key)
+	if err != nil {
+		return nil, err
+	}
+	return validateSpec("", spec, value)
+}
+
+// specFor finds a key or returns an error that names it and suggests the nearest.
+func specFor(source, key string) (*KeySpec, error) {
+	spec, ok := lookupKey(key)
+	if !ok {
+		return nil, unknownKey(source, key)
+	}
+	return spec, nil
+}
+
+func unknownKey(source, key string) *Error {
+	hint := "hangdog config list shows every key"
+	if near := nearestKey(key); near != "" {
+		hint = "did you mean " + near + "? (" + hint + ")"
+	}
+	return &Error{Source: source, Key: printable(key), Reason: "unknown key", Hint: hint}
+}
+
+func validateSpec(source string, spec *KeySpec, value string) (any, error) {
+	v, reason := spec.parse(strings.TrimSpace(value))
+	if reason == "" {
+		return v, nil
+	}
+	shown := quoteValue(value)
+	if spec.Key == "watchdog.decisionModel.apiKeyEnv" && looksLikeSecret(strings.TrimSpace(value)) {
+		// The message may end up in logs or a terminal scrollback; never echo a key.
+		shown = "(value hidden)"
+	}
+	return nil, &Error{Source: source, Key: spec.Key, Value: shown, Reason: reason, Allowed: spec.Allowed}
+}
+
+// quoteValue makes a value safe and unambiguous to print: empty, padded or
+// control-character values are quoted, long ones cut.
+func quoteValue(s string) string {
+	const maxShown = 80
+	if r := []rune(s); len(r) > maxShown {
+		s = string(r[:maxShown]) + "…"
+	}
+	if s == "" || strings.TrimSpace(s) != s || strings.IndexFunc(s, notPrintable) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// printable quotes a key only when it would otherwise disturb a terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, notPrintable) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func notPrintable(r rune) bool { return !unicode.IsPrint(r) }
+
+func parseBool(text string) (any, string) {
+	switch strings.ToLower(text) {
+	case "true", "yes", "on", "1":
+		return true, ""
+	case "false", "no", "off", "0":
+		return false, ""
+	}
+	return nil, "is not true or false"
+}
+
+// numberIn accepts a finite number above lo (or equal to it when loInclusive)
+// and at most hi.
+func numberIn(lo float64, loInclusive bool, hi float64) func(string) (any, string) {
+	return func(text string) (any, string) {
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, "is not a number"
+		}
+		if f < lo || (f == lo && !loInclusive) || f > hi {
+			return nil, "is out of range"
+		}
+		return f, ""
+	}
+}
+
+func intIn(lo, hi int) func(string) (any, string) {
+	return func(text string) (any, string) {
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, "is not a number"
+		}
+		if f != math.Trunc(f) {
+			return nil, "is not a whole number"
+		}
+		if f < float64(lo) || f > float64(hi) {
+			return nil, "is out of range"
+		}
+		return int(f), ""
+	}
+}
+
+func choiceOf(choices []string) func(string) (any, string) {
+	return func(text string) (any, string) {
+		for _, c := range choices {
+			if strings.EqualFold(text, c) {
+				return c, ""
+			}
+		}
+		return nil, "is not one of the choices"
+	}
+}
+
+func parsePlainText(text string) (any, string) {
+	if strings.IndexFunc(text, notPrintable) >= 0 {
+		return nil, "contains control characters"
+	}
+	return text, ""
+}
+
+func parseURL(text string) (any, string) {
+	if text == "" {
+		return "", ""
+	}
+	if strings.IndexFunc(text, notPrintable) >= 0 {
+		return nil, "contains control characters"
+	}
+	u, err := url.Parse(text)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, "is not an http:// or https:// URL"
+	}
+	return text, ""
+}
+
+func parseEnvName(text string) (any, string) {
+	if text == "" {
+		return "", ""
+	}
+	if looksLikeSecret(text) {
+		return nil, "looks like an API key itself; put the key in an environment variable and give that variable's name"
+	}
+	for i, r := range text {
+		letter := r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return nil, "is not an environment variable name"
+		}
+	}
+	return text, ""
+}
+
+// looksLikeSecret spots an API key pasted where a variable name belongs:
+// provider prefixes, or a long run with no underscore (variable names this
+// long are words joined by underscores; keys are not).
+func looksLikeSecret(text string) bool {
+	// Case matters: keys use these lower-case prefixes, while a variable such
+	// as SK_TOKEN is a legitimate name.
+	for _, p := range []string{"sk-", "sk_", "pk-", "rk-", "xai-", "gsk_", "ghp_", "gho_", "github_pat_", "AIza"} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(text), "bearer ") {
+		return true
+	}
+	return len(text) > 64 && !strings.Contains(text, "_")
+}
