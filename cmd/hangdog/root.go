@@ -12,6 +12,10 @@ var (
 func registerCommand(f func() *cobra.Command)   { topLevel = append(topLevel, f) }
 func registerBgCommand(f func() *cobra.Command) { bgLevel = append(bgLevel, f) }
 
+// rootRun is what `hangdog` with no subcommand does; the interactive shell
+// sets it from its own file. Without it, the root prints its help.
+var rootRun func(cmd *cobra.Command, args []string) error
+
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hangdog",
@@ -23,6 +27,10 @@ blocking its caller. Background tasks keep running and can be listed, read,
 answered, waited on or killed.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	if rootRun != nil {
+		root.RunE = rootRun
+		root.Args = cobra.NoArgs
 	}
 	bg := &cobra.Command{
 		Use:   "bg",

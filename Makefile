@@ -1,0 +1,37 @@
+# hangdog — build, install, test, benchmark.
+GO       ?= go
+PREFIX   ?= $(HOME)/.local
+BIN      := bin/hangdog
+
+.PHONY: build install test test-short vet bench bench-judge clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hangdog
+
+# Installs hangdog into $(PREFIX)/bin (default ~/.local/bin; make sure it is on PATH).
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/hangdog
+	@echo "installed $(PREFIX)/bin/hangdog"
+
+vet:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+# The whole suite, race detector on. CI runs this.
+test: vet
+	$(GO) test -race -count=1 -timeout 9m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+# Benchmarks against `script -qec CMD /dev/null`, measured in the same run.
+bench: build
+	bash scripts/bench.sh
+
+# The labelled scenario corpus through the local judge.
+bench-judge: build
+	bash scripts/bench-judge.sh
+
+clean:
+	rm -rf bin

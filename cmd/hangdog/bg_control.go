@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor"
+)
+
+func init() {
+	registerBgCommand(newBgKillCmd)
+	registerBgCommand(newBgSendCmd)
+	registerBgCommand(newBgDetachCmd)
+}
+
+// runningTask finds a task that can still be acted on, or says why not.
+func runningTask(reg *bgtasks.Registry, id string) (*bgtasks.Task, error) {
+	t, err := reg.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	switch st := t.State(); {
+	case st == bgtasks.Lost:
+		return t, fmt.Errorf("task %s was lost (its supervisor died); its output is kept: `hangdog bg logs %s`", id, id)
+	case st.Ended():
+		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, describeEnd(t.Result), id)
+	}
+	return t, nil
+}
+
+func describeEnd(r *bgtasks.Result) string {
+	if r == nil {
+		return "running"
+	}
+	switch {
+	case r.State == bgtasks.Lost:
+		return "lost"
+	case r.Signal != "":
+		return fmt.Sprintf("%s by %s", r.State, r.Signal)
+	default:
+		return fmt.Sprintf("%s %d", r.State, r.ExitCode)
+	}
+}
+
+func newBgKillCmd() *cobra.Command {
+	var sigName string
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "kill ID",
+		Short: "Stop a task and every process it started",
+		Long: `Stop a task: the signal (SIGTERM by default) goes to every process of the task's
+tree, including daemons it double-forked (the supervisor is their subreaper);
+whatever is still alive after the grace period gets SIGKILL. Returns once
+nothing of the task is left, and exits 0.`,
+		Example: `  hangdog bg kill t3
+  hangdog bg kill t3 --signal INT --grace 10s`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sig, err := parseSignal(sigName)
+			if err != nil {
+				return err
+			}
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			t, err := runningTask(reg, args[0])
+			if err != nil {
+				if t != nil && t.State() == bgtasks.Lost {
+					return killLost(t, err)
+				}
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), grace+30*time.Second)
+			defer cancel()
+			res, err := supervisor.KillTask(ctx, t, sig, grace, "")
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s %s after %s (exit %d)\n", t.ID, describeEnd(&res), roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sigName, "signal", "TERM", "first signal to send: a name (TERM, INT, HUP, KILL) or a number")
+	cmd.Flags().DurationVar(&grace, "grace", 5*time.Second, "how long to wait after the first signal before SIGKILL")
+	return cmd
+}
+
+// killLost stops what is left of a task whose supervisor died, if its
+// process group leader is provably the same process (pid and start time).
+func killLost(t *bgtasks.Task, why error) error {
+	if t.PID > 0 && t.StartTicks > 0 {
+		if ticks, err := bgtasks.ProcStartTicks(t.PID); err == nil && ticks == t.StartTicks {
+			if err := syscall.Kill(-t.PGID, syscall.SIGKILL); err == nil {
+				fmt.Printf("%s was lost; killed its remaining process group %d\n", t.ID, t.PGID)
+				return nil
+			}
+		}
+	}
+	return why
+}
+
+func parseSignal(s string) (syscall.Signal, error) {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 && n < 65 {
+		return syscall.Signal(n), nil
+	}
+	name := strings.ToUpper(s)
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	if sig := unix.SignalNum(name); sig != 0 {
+		return sig, nil
+	}
+	return 0, fmt.Errorf("--signal %q: unknown signal; use a name such as TERM, INT, HUP, KILL or a number", s)
+}
+
+func newBgSendCmd() *cobra.Command {
+	var literal bool
+	cmd := &cobra.Command{
+		Use:   "send ID TEXT",
+		Short: "Type text into a task's terminal (answer a prompt)",
+		Long: `Write TEXT to the task's terminal as if typed. Escapes are understood:
+\n (Enter), \r, \t, \e (Escape), \xHH (any byte, e.g. \x03 for Ctrl-C), \\.
+Nothing is added: end with \n to press Enter.`,
+		Example: `  hangdog bg send t3 'y\n'
+  hangdog bg send t3 '\x03'          # Ctrl-C
+  hangdog bg send t3 ':q\n'          # leave vim`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args[1:], " ")
+			data := []byte(text)
+			if !literal {
+				var err error
+				if data, err = unescape(text); err != nil {
+					return err
+				}
+			}
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			t, err := runningTask(reg, args[0])
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			return supervisor.SendInput(ctx, t, data)
+		},
+	}
+	cmd.Flags().BoolVar(&literal, "literal", false, "send TEXT as is, without interpreting escapes")
+	return cmd
+}
+
+// unescape interprets the escapes a person types for keys: \n \r \t \e \\ \xHH.
+func unescape(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i == len(s)-1 {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'e':
+			out = append(out, 0x1b)
+		case '0':
+			out = append(out, 0)
+		case '\\':
+			out = append(out, '\\')
+		case 'x':
+			if i+2 >= len(s) {
+				return nil, fmt.Errorf("bad escape %q: \\x needs two hex digits, e.g. \\x03", s[i-1:])
+			}
+			b, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("bad escape %q: \\x needs two hex digits, e.g. \\x03", s[i-1:i+3])
+			}
+			out = append(out, byte(b))
+			i += 2
+		default:
+			out = append(out, '\\', s[i])
+		}
+	}
+	return out, nil
+}
+
+var taskIDPattern = regexp.MustCompile(`^t[0-9]+$`)
+
+func newBgDetachCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "detach [ID] [REASON...]",
+		Short: "Move a foreground run to the background; its caller returns at once",
+		Long: `Move a foreground run to the background. Without an ID, the most recently
+started foreground run of this user is chosen. Its caller (hangdog run, the
+shell, the MCP server) returns at once with exit status 0, the task id, the
+output so far and the reason; the command itself is untouched and keeps its
+start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own exit stops it.`,
+		Example: `  hangdog bg detach
+  hangdog bg detach t7
+  hangdog bg detach 'dev server is up, keep it running'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			var t *bgtasks.Task
+			if len(args) > 0 && taskIDPattern.MatchString(args[0]) {
+				if t, err = runningTask(reg, args[0]); err != nil {
+					return err
+				}
+				args = args[1:]
+			} else if t, err = reg.MostRecentForeground(); err != nil {
+				return err
+			}
+			reason := strings.Join(args, " ")
+			if reason == "" {
+				reason = "detached with `hangdog bg detach`"
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			d, err := supervisor.DetachTask(ctx, t, reason)
+			if err != nil {
+				if errors.Is(err, supervisor.ErrNotReachable) {
+					return fmt.Errorf("%w; is task %s still running? `hangdog bg ls` shows it", err, t.ID)
+				}
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(map[string]any{"status": "detached", "task_id": d.TaskID, "reason": d.Reason, "elapsed_ms": d.ElapsedMS})
+			}
+			fmt.Printf("%s detached after %s: %s\n", d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

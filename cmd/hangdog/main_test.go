@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hangdogBin is the binary under test, built once for the package: the
+// supervisor is this binary re-executed, so tests drive it as users do.
+var hangdogBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hdbin")
+	if err != nil {
+		panic(err)
+	}
+	hangdogBin = filepath.Join(dir, "hangdog")
+	build := exec.Command("go", "build", "-o", hangdogBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		panic("build hangdog: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is an isolated hangdog world: its own home and config.
+type env struct {
+	t    *testing.T
+	home string
+	cfg  string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	// Unix socket paths are limited to 108 bytes, so keep homes short.
+	root, err := os.MkdirTemp("", "hd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	e := &env{t: t, home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c")}
+	return e
+}
+
+func (e *env) environ() []string {
+	return append(os.Environ(), "HANGDOG_HOME="+e.home, "XDG_CONFIG_HOME="+e.cfg, "NO_COLOR=1")
+}
+
+func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, hangdogBin, args...)
+	c.Env = e.environ()
+	c.Dir = filepath.Dir(e.home)
+	return c
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs hangdog to completion (bounded by a generous timeout).
+func (e *env) run(args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := e.command(ctx, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("hangdog %s: %v", strings.Join(args, " "), err)
+	}
+	if ctx.Err() != nil {
+		e.t.Fatalf("hangdog %s: timed out\nstdout: %s\nstderr: %s", strings.Join(args, " "), out.String(), errb.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

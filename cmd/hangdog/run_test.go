@@ -1,0 +1,398 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunPassesExitCodesAndSignals(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "--", "true"}, 0},
+		{[]string{"run", "--", "false"}, 1},
+		{[]string{"run", "exit 42"}, 42},
+		{[]string{"run", "--", "bash", "-c", "exit 7"}, 7},
+		{[]string{"run", "kill -TERM $$"}, 128 + 15},
+		{[]string{"run", "kill -KILL $$"}, 128 + 9},
+	}
+	for _, c := range cases {
+		r := e.run(c.args...)
+		if r.code != c.code {
+			t.Errorf("hangdog %s: exit %d, want %d (stderr %q)", strings.Join(c.args, " "), r.code, c.code, r.stderr)
+		}
+	}
+}
+
+func TestRunJSONReportsTheRun(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("run", "--json", "printf 'a\\x1b[31mred\\x1b[0m\\n50%%\\r100%%\\n'; kill -INT $$")
+	var rep runReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	if rep.Status != "exited" || rep.ExitCode == nil || *rep.ExitCode != 130 || rep.Signal != "SIGINT" {
+		t.Errorf("report = %+v, want exited 130 SIGINT", rep)
+	}
+	if rep.Output != "ared\n100%\n" {
+		t.Errorf("output = %q, want plain text %q", rep.Output, "ared\n100%\n")
+	}
+	if !strings.HasPrefix(rep.TaskID, "t") || r.code != 130 {
+		t.Errorf("task id %q, exit %d", rep.TaskID, r.code)
+	}
+}
+
+func TestRunJSONCapsTheTail(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("run", "--json", "--tail-bytes", "100", "seq 1 10000")
+	var rep runReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for i := 1; i <= 10000; i++ {
+		want += len(strconv.Itoa(i)) + 1
+	}
+	if rep.OutputBytes != int64(want) || rep.OutputDroppedBytes != int64(want-100) || len(rep.Output) != 100 {
+		t.Errorf("bytes %d dropped %d len %d; want %d, %d, 100", rep.OutputBytes, rep.OutputDroppedBytes, len(rep.Output), want, want-100)
+	}
+	if !strings.HasSuffix(rep.Output, "9999\n10000\n") {
+		t.Errorf("tail %q does not end with the last lines", rep.Output)
+	}
+}
+
+func TestRunOutputIsByteExact(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	payload := make([]byte, 3<<20)
+	rand.Read(payload)
+	// Invalid UTF-8, NULs, bare \n and \r, and a 1 MB line.
+	payload = append(payload, 0xff, 0xfe, 0, '\n', '\r', 0xc3, '\n')
+	payload = append(payload, bytes.Repeat([]byte("x"), 1<<20)...)
+	payload = append(payload, '\n')
+	file := filepath.Join(dir, "payload")
+	if err := os.WriteFile(file, payload, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("run", "--", "cat", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !bytes.Equal([]byte(r.stdout), payload) {
+		t.Fatalf("stdout differs from the file: got %d bytes, want %d", len(r.stdout), len(payload))
+	}
+	// The task's log holds the same bytes.
+	logs := e.run("bg", "logs", "--raw", "t1")
+	if !bytes.Equal([]byte(logs.stdout), payload) {
+		t.Fatalf("bg logs --raw differs: got %d bytes, want %d (stderr %s)", len(logs.stdout), len(payload), logs.stderr)
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"empty command", []string{"run", "--", ""}, "nothing to run"},
+		{"no command", []string{"run"}, "nothing to run"},
+		{"missing cwd", []string{"run", "--cwd", "/nonexistent/dir", "--", "true"}, "no such directory"},
+		{"unknown program", []string{"run", "--", "no-such-program-xyz", "arg"}, "command not found"},
+		{"bad setting", []string{"run", "--set", "watchdog.action=explode", "--", "true"}, "explode"},
+		{"unknown task", []string{"bg", "kill", "t999"}, "t999"},
+		{"send to unknown task", []string{"bg", "send", "t999", "y"}, "t999"},
+	}
+	for _, c := range cases {
+		r := e.run(c.args...)
+		if r.code != exitHangdogError || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d stderr %q; want exit %d and one line containing %q", c.name, r.code, r.stderr, exitHangdogError, c.want)
+		}
+	}
+	// None of the refused runs left a task behind.
+	if ls := e.run("bg", "ls", "--json", "--all"); strings.Contains(ls.stdout, `"id"`) {
+		t.Errorf("refused runs registered tasks: %s", ls.stdout)
+	}
+}
+
+func TestActingOnAnEndedTaskIsAClearError(t *testing.T) {
+	e := newEnv(t)
+	if r := e.run("run", "--", "true"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, args := range [][]string{{"bg", "kill", "t1"}, {"bg", "send", "t1", "x"}, {"bg", "detach", "t1"}} {
+		r := e.run(args...)
+		if r.code != exitHangdogError || !strings.Contains(r.stderr, "already ended") {
+			t.Errorf("%v: exit %d stderr %q, want a one-line 'already ended' error", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestUnwritableHomeIsAClearError(t *testing.T) {
+	if os.Getuid() == 0 {
+		// root writes anywhere; a file where the home should be is unwritable for all.
+	}
+	e := newEnv(t)
+	os.MkdirAll(filepath.Dir(e.home), 0o700)
+	if err := os.WriteFile(e.home, []byte("not a dir"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("run", "--", "true")
+	if r.code != exitHangdogError || !strings.Contains(r.stderr, "HANGDOG_HOME") {
+		t.Errorf("exit %d stderr %q; want a one-line error naming HANGDOG_HOME", r.code, r.stderr)
+	}
+}
+
+// startRun starts `hangdog run` in the background of the test and returns it
+// once the task is registered and running.
+func (e *env) startRun(ctx context.Context, args ...string) (*runningCmd, string) {
+	e.t.Helper()
+	c := e.command(ctx, append([]string{"run"}, args...)...)
+	rc := &runningCmd{}
+	c.Stdout, c.Stderr = &rc.stdout, &rc.stderr
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	rc.cmd = c
+	var id string
+	eventually(e.t, "the run to be registered", 10*time.Second, func() bool {
+		for _, tk := range e.tasks() {
+			if tk.State == "running" && tk.Mode == "foreground" {
+				id = tk.ID
+				return true
+			}
+		}
+		return false
+	})
+	return rc, id
+}
+
+type runningCmd struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+}
+
+type lsTask struct {
+	ID     string `json:"id"`
+	State  string `json:"state"`
+	Mode   string `json:"mode"`
+	PID    int    `json:"pid"`
+	SupPID int    `json:"supervisor_pid"`
+	Result *struct {
+		State    string `json:"state"`
+		ExitCode int    `json:"exit_code"`
+		Reason   string `json:"reason"`
+	} `json:"result"`
+}
+
+func (e *env) tasks() []lsTask {
+	e.t.Helper()
+	r := e.run("bg", "ls", "--json", "--all")
+	var ts []lsTask
+	if r.code != 0 {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ts); err != nil {
+		e.t.Fatalf("bg ls --json: %v\n%s", err, r.stdout)
+	}
+	return ts
+}
+
+func (e *env) task(id string) lsTask {
+	e.t.Helper()
+	for _, tk := range e.tasks() {
+		if tk.ID == id {
+			return tk
+		}
+	}
+	e.t.Fatalf("task %s not listed", id)
+	return lsTask{}
+}
+
+func TestDetachedTaskOutlivesItsCaller(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	rc, id := e.startRun(ctx, "for i in $(seq 1 30); do echo line $i; sleep 0.05; done; echo done")
+	d := e.run("bg", "detach", "testing detach")
+	if d.code != 0 || !strings.Contains(d.stdout, id) {
+		t.Fatalf("bg detach: exit %d %q %q", d.code, d.stdout, d.stderr)
+	}
+	if err := rc.cmd.Wait(); err != nil {
+		t.Fatalf("caller after detach: %v (stderr %q)", err, rc.stderr.String())
+	}
+	if !strings.Contains(rc.stderr.String(), id) || !strings.Contains(rc.stderr.String(), "testing detach") {
+		t.Errorf("caller stderr %q does not name the task and reason", rc.stderr.String())
+	}
+	w := e.run("bg", "wait", id, "--timeout", "20s")
+	if w.code != 0 {
+		t.Fatalf("bg wait: exit %d %s", w.code, w.stderr)
+	}
+	logs := e.run("bg", "logs", id)
+	for i := 1; i <= 30; i++ {
+		if !strings.Contains(logs.stdout, "line "+strconv.Itoa(i)+"\n") {
+			t.Fatalf("bg logs lacks line %d:\n%s", i, logs.stdout)
+		}
+	}
+	if !strings.HasSuffix(logs.stdout, "done\n") {
+		t.Errorf("bg logs does not end with the last line: %q", logs.stdout)
+	}
+	if tk := e.task(id); tk.Mode != "background" || tk.Result == nil || tk.Result.State != "exited" {
+		t.Errorf("task after detach = %+v", tk)
+	}
+	ev := e.run("events", "--json")
+	if !strings.Contains(ev.stdout, `"detached"`) || !strings.Contains(ev.stdout, `"exited"`) {
+		t.Errorf("events lack the detach and the completion:\n%s", ev.stdout)
+	}
+}
+
+func TestKillingTheCallerKillsItsForegroundTask(t *testing.T) {
+	e := newEnv(t)
+	rc, id := e.startRun(context.Background(), "sleep 300")
+	pid := e.task(id).PID
+	if !alive(pid) {
+		t.Fatalf("command pid %d not alive", pid)
+	}
+	rc.cmd.Process.Signal(syscall.SIGKILL)
+	rc.cmd.Wait()
+	eventually(t, "the task to be killed", 15*time.Second, func() bool {
+		tk := e.task(id)
+		return tk.Result != nil && tk.Result.State == "killed"
+	})
+	if alive(pid) {
+		t.Errorf("command pid %d still alive after its caller was SIGKILLed", pid)
+	}
+	if r := e.task(id).Result; !strings.Contains(r.Reason, "caller") {
+		t.Errorf("reason %q does not mention the caller", r.Reason)
+	}
+}
+
+func TestSignalToCallerStopsTask(t *testing.T) {
+	e := newEnv(t)
+	rc, id := e.startRun(context.Background(), "sleep 300")
+	rc.cmd.Process.Signal(syscall.SIGTERM)
+	err := rc.cmd.Wait()
+	if code := exitCodeOf(err); code != 128+15 {
+		t.Errorf("caller exit %d after SIGTERM, want 143 (stderr %q)", code, rc.stderr.String())
+	}
+	if tk := e.task(id); tk.Result == nil || tk.Result.State != "killed" {
+		t.Errorf("task = %+v, want killed", tk)
+	}
+}
+
+func TestBgKillLeavesNothingAlive(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "grandchild.pid")
+	// A double-forked grandchild that ignores SIGTERM, and its own child.
+	script := `( trap '' TERM; sleep 300 & echo $! > ` + pidfile + `.2; exec sleep 301 ) & echo $! > ` + pidfile + `; sleep 302`
+	r := e.run("bg", "run", "--", "bash", "-c", "("+script+") & wait")
+	if r.code != 0 {
+		t.Fatalf("bg run: %d %s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	var pids []int
+	eventually(t, "the grandchildren to start", 10*time.Second, func() bool {
+		pids = pids[:0]
+		for _, f := range []string{pidfile, pidfile + ".2"} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return false
+			}
+			p, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				return false
+			}
+			pids = append(pids, p)
+		}
+		return true
+	})
+	pids = append(pids, e.task(id).PID)
+	k := e.run("bg", "kill", id, "--grace", "500ms")
+	if k.code != 0 {
+		t.Fatalf("bg kill: %d %s", k.code, k.stderr)
+	}
+	for _, p := range pids {
+		if alive(p) {
+			t.Errorf("pid %d survived bg kill", p)
+		}
+	}
+	if tk := e.task(id); tk.Result == nil || tk.Result.State != "killed" {
+		t.Errorf("task = %+v, want killed", tk)
+	}
+}
+
+func TestSupervisorKilledTaskIsLostWithOutputIntact(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("bg", "run", "echo before-crash; sleep 300")
+	id := strings.TrimSpace(r.stdout)
+	var sup int
+	eventually(t, "output to be recorded", 10*time.Second, func() bool {
+		l := e.run("bg", "logs", id)
+		sup = e.task(id).SupPID
+		return strings.Contains(l.stdout, "before-crash") && sup > 0
+	})
+	syscall.Kill(sup, syscall.SIGKILL)
+	eventually(t, "the task to be lost", 10*time.Second, func() bool {
+		tk := e.task(id)
+		return tk.Result != nil && tk.Result.State == "lost"
+	})
+	if l := e.run("bg", "logs", id); !strings.Contains(l.stdout, "before-crash") {
+		t.Errorf("output lost: %q", l.stdout)
+	}
+}
+
+func TestSendAnswersAPrompt(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("bg", "run", `read -p 'Continue? [y/N] ' a; echo "got:$a"; [ "$a" = y ]`)
+	id := strings.TrimSpace(r.stdout)
+	eventually(t, "the prompt", 10*time.Second, func() bool {
+		return strings.Contains(e.run("bg", "logs", id).stdout, "Continue?")
+	})
+	if s := e.run("bg", "send", id, `y\n`); s.code != 0 {
+		t.Fatalf("bg send: %d %s", s.code, s.stderr)
+	}
+	w := e.run("bg", "wait", id, "--timeout", "10s")
+	if w.code != 0 {
+		t.Fatalf("bg wait exit %d, want 0 (the answer was y); logs: %s", w.code, e.run("bg", "logs", id).stdout)
+	}
+	if l := e.run("bg", "logs", id).stdout; !strings.Contains(l, "got:y") {
+		t.Errorf("logs %q lack the answer", l)
+	}
+}
+
+func TestUnescape(t *testing.T) {
+	cases := map[string]string{`y\n`: "y\n", `\x03`: "\x03", `a\tb\r`: "a\tb\r", `\\n`: `\n`, `\e[A`: "\x1b[A", `plain`: "plain", `\q`: `\q`}
+	for in, want := range cases {
+		got, err := unescape(in)
+		if err != nil || string(got) != want {
+			t.Errorf("unescape(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`\x`, `\x0`, `\xzz`} {
+		if _, err := unescape(bad); err == nil {
+			t.Errorf("unescape(%q) accepted a bad escape", bad)
+		}
+	}
+}
+
+func exitCodeOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}

@@ -1,0 +1,200 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// SuperviseArg is the hidden first argument that makes the hangdog binary act
+// as a supervisor; main dispatches on it before any CLI parsing.
+const SuperviseArg = "__supervise"
+
+// Executable is the hangdog binary that Start re-executes as a supervisor.
+// Tests and other front ends that are not the hangdog binary set it.
+var Executable = ""
+
+// Link is a caller's connection to the supervisor of the task it started.
+type Link struct {
+	TaskID string
+	Dir    string
+
+	conn    net.Conn
+	fr      frameReader
+	writeMu sync.Mutex
+	proc    *os.Process
+	reaped  chan struct{}
+}
+
+// Start registers a task, spawns its supervisor in a session of its own and
+// returns the link to it. The command starts running at once.
+func Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
+	if len(spec.Argv) == 0 && spec.Command == "" {
+		return nil, errors.New("nothing to run: give a command, e.g. `hangdog run -- make test`")
+	}
+	exe := Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find the hangdog binary to start a supervisor: %w", err)
+		}
+	}
+	if spec.Mode == "" {
+		spec.Mode = bgtasks.Foreground
+	}
+	task, err := reg.Create(bgtasks.Meta{
+		Command: spec.Command, Argv: spec.Argv, Shell: spec.Shell, Cwd: spec.Cwd,
+		Started: time.Now(), Mode: spec.Mode, State: bgtasks.Starting, Caller: callerKind(spec.Interactive),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := writeSpec(task.Dir, spec); err != nil {
+		return nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("create caller link: %w", err)
+	}
+	mine := os.NewFile(uintptr(fds[0]), "link")
+	theirs := os.NewFile(uintptr(fds[1]), "link")
+	defer theirs.Close()
+	logf, err := os.OpenFile(filepath.Join(task.Dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		mine.Close()
+		return nil, fmt.Errorf("open supervisor log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, SuperviseArg, task.Dir)
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = spec.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		mine.Close()
+		return nil, fmt.Errorf("start supervisor %s: %w", exe, err)
+	}
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return nil, fmt.Errorf("open caller link: %w", err)
+	}
+	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: conn, proc: cmd.Process, reaped: make(chan struct{})}
+	// Buffered, so a frame's header and payload cost one read, not two.
+	l.fr = frameReader{r: bufio.NewReaderSize(conn, 256<<10)}
+	// The supervisor is this process's child until it exits; this goroutine
+	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
+	// zombies. It ends when the supervisor does.
+	go func() {
+		cmd.Wait()
+		close(l.reaped)
+	}()
+	return l, nil
+}
+
+func callerKind(interactive bool) string {
+	if interactive {
+		return "tty"
+	}
+	return "agent"
+}
+
+// EventKind says what a Link event carries.
+type EventKind int
+
+const (
+	EventStarted EventKind = iota + 1
+	EventOutput
+	EventDetached
+	EventWarning
+	EventEnded
+	EventFailed // the command could not be started; Message says why
+)
+
+// Event is one thing the supervisor told its caller. Output is valid only
+// until the next call to Next.
+type Event struct {
+	Kind    EventKind
+	PID     int
+	Output  []byte
+	Detach  *Detach
+	Result  *bgtasks.Result
+	Message string
+}
+
+// ErrSupervisorGone means the link closed without an end, detach or failure:
+// the supervisor died. The task's output is still on disk.
+var ErrSupervisorGone = errors.New("the task's supervisor exited without reporting a result")
+
+// Next returns the next event. After EventEnded, EventDetached or
+// EventFailed the link is finished and Next returns io.EOF.
+func (l *Link) Next() (Event, error) {
+	kind, p, err := l.fr.next()
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+			return Event{}, ErrSupervisorGone
+		}
+		return Event{}, err
+	}
+	switch kind {
+	case frameStarted:
+		var si startedInfo
+		json.Unmarshal(p, &si)
+		return Event{Kind: EventStarted, PID: si.PID}, nil
+	case frameOutput:
+		return Event{Kind: EventOutput, Output: p}, nil
+	case frameDetached:
+		var d Detach
+		if err := json.Unmarshal(p, &d); err != nil {
+			return Event{}, fmt.Errorf("decode detach notice: %w", err)
+		}
+		return Event{Kind: EventDetached, Detach: &d}, nil
+	case frameWarning:
+		return Event{Kind: EventWarning, Message: string(p)}, nil
+	case frameEnded:
+		var r bgtasks.Result
+		if err := json.Unmarshal(p, &r); err != nil {
+			return Event{}, fmt.Errorf("decode result: %w", err)
+		}
+		return Event{Kind: EventEnded, Result: &r}, nil
+	case frameFailed:
+		return Event{Kind: EventFailed, Message: string(p)}, nil
+	}
+	return Event{}, fmt.Errorf("unknown frame %q: %w", kind, errCorruptLink)
+}
+
+func (l *Link) write(kind byte, p []byte) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	return writeFrame(l.conn, kind, p)
+}
+
+// Input writes bytes to the task's terminal, as if typed.
+func (l *Link) Input(p []byte) error { return l.write(frameInput, p) }
+
+// Resize sets the task's terminal size.
+func (l *Link) Resize(rows, cols uint16) error {
+	return l.write(frameResize, []byte{byte(rows >> 8), byte(rows), byte(cols >> 8), byte(cols)})
+}
+
+// Stop asks the supervisor to stop the whole task with sig, then SIGKILL.
+func (l *Link) Stop(sig syscall.Signal) error { return l.write(frameStop, []byte{byte(sig)}) }
+
+// Close lets go of the task. A foreground task whose caller closes its link
+// without a detach is killed; a background one goes on.
+func (l *Link) Close() error { return l.conn.Close() }

@@ -1,0 +1,550 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/tailbuf"
+	"github.com/hangdog/hangdog/internal/termtext"
+)
+
+// Timings of a task's end. The drain gives a command's last bytes time to
+// arrive after it exits; the grace is how long a stopped tree gets between
+// the polite signal and SIGKILL.
+const (
+	drainQuiet     = 100 * time.Millisecond
+	drainMax       = 2 * time.Second
+	defaultGrace   = 2 * time.Second
+	tailCapacity   = 64 << 10
+	eventTailLines = 10
+)
+
+// supervisor is the state of one supervisor process.
+type supervisor struct {
+	dir  string
+	reg  *bgtasks.Registry
+	spec Spec
+
+	master *os.File
+	output *os.File
+	tail   *tailbuf.Buffer
+	pid    int
+	self   int
+
+	lastRead   atomic.Int64 // unix nanos of the last output read
+	readerDone chan struct{}
+	exited     chan unix.WaitStatus // the command's own exit, once
+
+	linkMu sync.Mutex
+	link   net.Conn // the caller; nil once detached or gone
+
+	mu         sync.Mutex
+	meta       bgtasks.Meta
+	killReason string
+	killDone   chan struct{}
+	ended      chan struct{} // closed once the result is on disk
+	result     bgtasks.Result
+}
+
+// Main is the supervisor process: `hangdog __supervise DIR`, with the caller
+// link as fd 3. It returns the process exit status.
+func Main(dir string) int {
+	s, err := newSupervisor(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+		return 1
+	}
+	return s.run()
+}
+
+func newSupervisor(dir string) (*supervisor, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := bgtasks.Open(filepath.Dir(filepath.Dir(dir)))
+	if err != nil {
+		return nil, err
+	}
+	task, err := reg.Get(filepath.Base(dir))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := readSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &supervisor{
+		dir: dir, reg: reg, spec: spec, meta: task.Meta,
+		tail:       tailbuf.New(tailCapacity),
+		self:       os.Getpid(),
+		readerDone: make(chan struct{}),
+		exited:     make(chan unix.WaitStatus, 1),
+		ended:      make(chan struct{}),
+	}
+	if f := os.NewFile(3, "caller-link"); f != nil {
+		if c, err := net.FileConn(f); err == nil {
+			s.link = c
+		}
+		f.Close()
+	}
+	return s, nil
+}
+
+func (s *supervisor) run() int {
+	// The supervisor has no terminal and must outlive whoever started it, so
+	// these signals are caught and dropped rather than ignored: an ignored
+	// disposition would be inherited by the command (a bash that ignores
+	// SIGINT), a caught one is reset to the default by exec.
+	stray := make(chan os.Signal, 16)
+	signal.Notify(stray, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGPIPE,
+		syscall.SIGTTOU, syscall.SIGTTIN, syscall.SIGTSTP, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for range stray {
+		}
+	}()
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return s.failStart(fmt.Errorf("become child subreaper: %w", err))
+	}
+	sigchld := make(chan os.Signal, 16)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	sigterm := make(chan os.Signal, 1)
+	signal.Notify(sigterm, syscall.SIGTERM)
+
+	var err error
+	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return s.failStart(fmt.Errorf("open output log: %w", err))
+	}
+	var slave *os.File
+	s.master, slave, err = openPTY(s.spec.Rows, s.spec.Cols)
+	if err != nil {
+		return s.failStart(err)
+	}
+	s.pid, err = s.startCommand(slave)
+	slave.Close()
+	if err != nil {
+		return s.failStart(err)
+	}
+	s.recordRunning()
+
+	ln, err := s.listen()
+	if err != nil {
+		// Without a socket the task still runs and is recorded; only remote
+		// control is lost, so say so instead of killing the command.
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: control socket:", err)
+	} else {
+		defer ln.Close()
+		go s.serveControl(ln)
+	}
+
+	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
+	s.sendFrame(frameStarted, started)
+
+	go s.readOutput()
+	go s.readLink()
+	go s.reap(sigchld)
+	go func() {
+		<-sigterm
+		s.kill(syscall.SIGTERM, defaultGrace, "its supervisor received SIGTERM")
+	}()
+
+	status := <-s.exited
+	exitAt := time.Now()
+	s.drain(exitAt)
+	s.mu.Lock()
+	killDone := s.killDone
+	s.mu.Unlock()
+	if killDone != nil {
+		<-killDone
+	}
+	s.finish(status)
+	if ln != nil {
+		os.Remove(s.socketPath())
+	}
+	return 0
+}
+
+type startedInfo struct {
+	TaskID string `json:"task_id"`
+	PID    int    `json:"pid"`
+}
+
+// startCommand starts the command as the session leader of the PTY slave.
+func (s *supervisor) startCommand(slave *os.File) (int, error) {
+	argv := s.spec.Argv
+	if s.spec.Shell || len(argv) == 0 {
+		argv = []string{"bash", "-c", s.spec.Command}
+	}
+	// The caller's environment reached this process through exec, never
+	// through a file: it may hold API keys.
+	env := append(os.Environ(), "HANGDOG_TASK_ID="+s.meta.ID)
+	if !hasEnv(env, "TERM") {
+		env = append(env, "TERM=xterm-256color")
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return 0, err
+	}
+	fd := slave.Fd()
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir:   s.spec.Cwd,
+		Env:   env,
+		Files: []uintptr{fd, fd, fd},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	return pid, nil
+}
+
+func hasEnv(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// lookPath resolves name on the command's own PATH, not the supervisor's.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(p) {
+				if d == "" {
+					d = "."
+				}
+				c := filepath.Join(d, name)
+				if st, err := os.Stat(c); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return c, nil
+				}
+			}
+			return "", fmt.Errorf("%s: command not found in PATH", name)
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: command not found in PATH", name)
+	}
+	return p, nil
+}
+
+func (s *supervisor) recordRunning() {
+	s.mu.Lock()
+	s.meta.PID = s.pid
+	s.meta.PGID = s.pid
+	s.meta.StartTicks, _ = bgtasks.ProcStartTicks(s.pid)
+	s.meta.SupervisorPID = s.self
+	s.meta.SupervisorTicks, _ = bgtasks.ProcStartTicks(s.self)
+	s.meta.State = bgtasks.Running
+	m := s.meta
+	s.mu.Unlock()
+	if err := s.reg.WriteMeta(m); err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
+}
+
+// failStart records a task that never ran, so nobody waits on it forever.
+func (s *supervisor) failStart(err error) int {
+	msg := err.Error()
+	s.sendFrame(frameFailed, []byte(msg))
+	res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: " + msg}
+	if werr := s.reg.WriteResult(s.meta.ID, res); werr != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", werr)
+	}
+	fmt.Fprintln(os.Stderr, "hangdog supervisor:", msg)
+	return 1
+}
+
+// readOutput copies every byte from the PTY to the output log first, then to
+// the tail and the caller. Writing the log before anything else is what lets
+// a crash of any hangdog process lose nothing already read.
+func (s *supervisor) readOutput() {
+	defer close(s.readerDone)
+	buf := make([]byte, 256<<10)
+	rc, err := s.master.SyscallConn()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: pty master:", err)
+		return
+	}
+	for {
+		n, err := readBatch(rc, buf)
+		if n > 0 {
+			p := buf[:n]
+			if _, werr := s.output.Write(p); werr != nil {
+				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
+			}
+			s.tail.Write(p)
+			s.lastRead.Store(time.Now().UnixNano())
+			s.sendFrame(frameOutput, p)
+		}
+		if err != nil {
+			return // EIO once every slave fd is closed, or the drain deadline
+		}
+	}
+}
+
+// readBatch reads whatever the PTY has buffered, up to len(buf), in one
+// wake-up. The kernel hands PTY data out about 4 KB per read; gathering it
+// before writing means one log write and one frame per batch instead of per
+// 4 KB, which is what keeps hangdog at the PTY's own speed.
+func readBatch(rc syscall.RawConn, buf []byte) (int, error) {
+	n := 0
+	var rerr error
+	err := rc.Read(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, e := unix.Read(int(fd), buf[n:])
+			switch {
+			case m > 0:
+				n += m
+			case e == unix.EINTR:
+			case e == unix.EAGAIN:
+				return n > 0 // nothing more buffered: deliver, or wait if empty
+			case e != nil:
+				rerr = e
+				return true
+			default:
+				rerr = io.EOF
+				return true
+			}
+		}
+		return true
+	})
+	if err != nil && rerr == nil {
+		rerr = err
+	}
+	return n, rerr
+}
+
+// drain waits for the command's last output: until the PTY reports that no
+// process holds the slave, or output has been quiet for drainQuiet (a
+// background child may keep the slave open forever), at most drainMax.
+func (s *supervisor) drain(exitAt time.Time) {
+	deadline := exitAt.Add(drainMax)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.readerDone:
+			return
+		case now := <-tick.C:
+			last := time.Unix(0, s.lastRead.Load())
+			if last.Before(exitAt) {
+				last = exitAt
+			}
+			if now.Sub(last) >= drainQuiet || now.After(deadline) {
+				s.master.SetReadDeadline(now)
+				<-s.readerDone
+				return
+			}
+		}
+	}
+}
+
+// reap collects every child the kernel hands the subreaper, and reports the
+// command's own status once.
+func (s *supervisor) reap(sigchld <-chan os.Signal) {
+	for range sigchld {
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+			if pid == s.pid {
+				s.exited <- ws
+			}
+		}
+	}
+}
+
+// sendFrame writes a frame to the caller if one is attached; a failed write
+// means the caller is gone, which readLink handles.
+func (s *supervisor) sendFrame(kind byte, p []byte) {
+	s.linkMu.Lock()
+	defer s.linkMu.Unlock()
+	if s.link == nil {
+		return
+	}
+	if err := writeFrame(s.link, kind, p); err != nil {
+		s.link.Close()
+		s.link = nil
+	}
+}
+
+// readLink serves the caller's frames; when the caller goes away while the
+// task is still its foreground run, the task goes with it.
+func (s *supervisor) readLink() {
+	s.linkMu.Lock()
+	c := s.link
+	s.linkMu.Unlock()
+	if c == nil {
+		return
+	}
+	fr := frameReader{r: c}
+	for {
+		kind, p, err := fr.next()
+		if err != nil {
+			break
+		}
+		switch kind {
+		case frameInput:
+			s.master.Write(p)
+		case frameResize:
+			if len(p) == 4 {
+				setWinsize(s.master, uint16(p[0])<<8|uint16(p[1]), uint16(p[2])<<8|uint16(p[3]))
+			}
+		case frameStop:
+			if len(p) == 1 {
+				sig := syscall.Signal(p[0])
+				go s.kill(sig, defaultGrace, fmt.Sprintf("its caller was interrupted (%s)", unix.SignalName(sig)))
+			}
+		}
+	}
+	s.mu.Lock()
+	mode := s.meta.Mode
+	s.mu.Unlock()
+	select {
+	case <-s.ended:
+		return
+	default:
+	}
+	if mode == bgtasks.Foreground {
+		s.kill(syscall.SIGTERM, defaultGrace, "its caller exited before it finished (a foreground run belongs to its caller; detach it to keep it)")
+	}
+}
+
+// kill stops the whole tree: sig to every descendant, SIGKILL to whatever is
+// left after grace, until nothing of the task remains. Only the first kill
+// counts; later ones wait for it.
+func (s *supervisor) kill(sig syscall.Signal, grace time.Duration, reason string) {
+	s.mu.Lock()
+	if s.killDone != nil {
+		done := s.killDone
+		s.mu.Unlock()
+		<-done
+		return
+	}
+	select {
+	case <-s.ended:
+		s.mu.Unlock()
+		return
+	default:
+	}
+	s.killReason = reason
+	done := make(chan struct{})
+	s.killDone = done
+	s.mu.Unlock()
+	defer close(done)
+
+	signalTree(s.self, sig)
+	hard := time.Now().Add(grace)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if len(descendants(s.self)) == 0 {
+			return
+		}
+		if time.Now().After(hard) {
+			signalTree(s.self, syscall.SIGKILL)
+		}
+	}
+}
+
+// finish records the result, announces it, and tells the caller.
+func (s *supervisor) finish(ws unix.WaitStatus) {
+	res := bgtasks.Result{State: bgtasks.Exited, Ended: time.Now(), OutputBytes: s.tail.Total()}
+	if ws.Signaled() {
+		res.Signal = unix.SignalName(ws.Signal())
+		res.ExitCode = 128 + int(ws.Signal())
+	} else {
+		res.ExitCode = ws.ExitStatus()
+	}
+	s.mu.Lock()
+	if s.killReason != "" {
+		res.State = bgtasks.Killed
+		res.Reason = s.killReason
+	}
+	mode := s.meta.Mode
+	meta := s.meta
+	s.mu.Unlock()
+
+	if err := s.reg.WriteResult(s.meta.ID, res); err != nil && !errors.Is(err, bgtasks.ErrAlreadyEnded) {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
+	s.mu.Lock()
+	s.result = res
+	close(s.ended)
+	s.mu.Unlock()
+
+	if mode == bgtasks.Background || res.State == bgtasks.Killed {
+		s.announce(meta, res)
+	}
+	b, _ := json.Marshal(res)
+	s.sendFrame(frameEnded, b)
+	s.linkMu.Lock()
+	if s.link != nil {
+		s.link.Close()
+		s.link = nil
+	}
+	s.linkMu.Unlock()
+}
+
+func (s *supervisor) tailBytes() []byte {
+	b, _ := s.tail.Bytes()
+	return b
+}
+
+func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
+	kind := bgtasks.EventExited
+	if res.State == bgtasks.Killed {
+		kind = bgtasks.EventKilled
+	}
+	code := res.ExitCode
+	ev := bgtasks.Event{
+		Kind: kind, TaskID: meta.ID, Command: meta.Command, ExitCode: &code, Signal: res.Signal,
+		DurationMS: res.Ended.Sub(meta.Started).Milliseconds(), Reason: res.Reason,
+		Tail: lastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+	}
+	if _, err := s.reg.AppendEvent(ev); err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
+}
+
+// lastLines returns at most n trailing lines of text, without a final newline.
+func lastLines(text string, n int) string {
+	text = strings.TrimRight(text, "\n")
+	idx := len(text)
+	for i := 0; i < n; i++ {
+		j := strings.LastIndexByte(text[:idx], '\n')
+		if j < 0 {
+			return text
+		}
+		idx = j
+	}
+	return text[idx+1:]
+}
+
+func (s *supervisor) socketPath() string { return filepath.Join(s.dir, "sock") }
