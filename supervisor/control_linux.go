@@ -76,7 +76,11 @@ func (s *supervisor) serveControl(ln net.Listener) {
 		if err != nil {
 			return
 		}
-		go s.serveConn(c)
+		s.inflight.Add(1)
+		go func() {
+			defer s.inflight.Done()
+			s.serveConn(c)
+		}()
 	}
 }
 

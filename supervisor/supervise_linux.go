@@ -52,6 +52,8 @@ type supervisor struct {
 	readerDone chan struct{}
 	exited     chan unix.WaitStatus // the command's own exit, once
 
+	inflight sync.WaitGroup // control requests being answered; the process waits for them
+
 	linkMu sync.Mutex
 	link   net.Conn // the caller; nil once detached or gone
 
@@ -145,14 +147,17 @@ func (s *supervisor) run() int {
 	}
 	s.recordRunning()
 
+	serving := make(chan struct{})
 	ln, err := s.listen()
 	if err != nil {
 		// Without a socket the task still runs and is recorded; only remote
 		// control is lost, so say so instead of killing the command.
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: control socket:", err)
 	} else {
-		defer ln.Close()
-		go s.serveControl(ln)
+		go func() {
+			defer close(serving)
+			s.serveControl(ln)
+		}()
 	}
 
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
@@ -177,7 +182,20 @@ func (s *supervisor) run() int {
 	}
 	s.finish(status)
 	if ln != nil {
+		ln.Close()
+		<-serving // no request is admitted after this
 		os.Remove(s.socketPath())
+		// A `bg kill` is answered only once the task has ended; let such
+		// answers leave before the process does.
+		answered := make(chan struct{})
+		go func() {
+			s.inflight.Wait()
+			close(answered)
+		}()
+		select {
+		case <-answered:
+		case <-time.After(2 * time.Second):
+		}
 	}
 	return 0
 }

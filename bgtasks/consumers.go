@@ -1,0 +1,106 @@
+package bgtasks
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A consumer is a named reader of the event log (the MCP server, a harness
+// hook) that must see each event once. Its cursor, the last seq it was
+// given, lives in <home>/consumers/<name>.cursor.
+
+var consumerNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func (r *Registry) cursorPath(consumer string) (string, error) {
+	if !consumerNamePattern.MatchString(consumer) {
+		return "", fmt.Errorf("consumer name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", consumer)
+	}
+	return filepath.Join(r.consumersDir(), consumer+".cursor"), nil
+}
+
+func readCursor(path string) (seq int64, ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("read cursor: %w", err)
+	}
+	seq, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("read cursor %s: %w", path, err)
+	}
+	return seq, true, nil
+}
+
+func writeCursor(path string, seq int64) error {
+	return writeFileAtomic(path, []byte(strconv.FormatInt(seq, 10)+"\n"))
+}
+
+// Undelivered returns the events after the consumer's cursor, oldest first.
+// It does not move the cursor; MarkDelivered does, once the events are
+// really handed over. A consumer seen for the first time starts at the
+// current end of the log, so it is told about what happens from now on and
+// not flooded with history; its first call returns nothing.
+func (r *Registry) Undelivered(consumer string) ([]Event, error) {
+	path, err := r.cursorPath(consumer)
+	if err != nil {
+		return nil, err
+	}
+	seq, ok, err := readCursor(path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		err := r.withLock(func() error {
+			if _, ok, err := readCursor(path); err != nil || ok {
+				return err // another process registered it meanwhile
+			}
+			f, err := os.OpenFile(r.eventsPath(), os.O_RDONLY|os.O_CREATE, 0o600)
+			if err != nil {
+				return fmt.Errorf("read events: %w", err)
+			}
+			defer f.Close()
+			last, err := lastEventSeq(f)
+			if err != nil {
+				return fmt.Errorf("read events: %w", err)
+			}
+			return writeCursor(path, last)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("register event consumer %s: %w", consumer, err)
+		}
+		return nil, nil
+	}
+	return r.Events(seq)
+}
+
+// MarkDelivered moves the consumer's cursor to seq. It never moves it back,
+// so a slow consumer process cannot re-deliver what a faster one already
+// acknowledged.
+func (r *Registry) MarkDelivered(consumer string, seq int64) error {
+	path, err := r.cursorPath(consumer)
+	if err != nil {
+		return err
+	}
+	err = r.withLock(func() error {
+		cur, ok, err := readCursor(path)
+		if err != nil && !errors.Is(err, strconv.ErrSyntax) {
+			return err
+		}
+		if ok && seq <= cur {
+			return nil
+		}
+		return writeCursor(path, seq)
+	})
+	if err != nil {
+		return fmt.Errorf("mark events delivered to %s: %w", consumer, err)
+	}
+	return nil
+}

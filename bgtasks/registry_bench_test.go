@@ -1,0 +1,90 @@
+package bgtasks
+
+import (
+	"strings"
+	"testing"
+)
+
+// A long-lived home has a long event log; appending and reading recent
+// events must not get slower with it.
+func benchmarkRegistryWithEvents(b *testing.B, n int) *Registry {
+	b.Helper()
+	r, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tail := strings.Repeat("some output line\n", 10)
+	for range n {
+		if _, err := r.AppendEvent(Event{Kind: EventExited, TaskID: "t1", Command: "make", Tail: tail}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return r
+}
+
+func BenchmarkAppendEventTo10kLog(b *testing.B) {
+	r := benchmarkRegistryWithEvents(b, 10000)
+	for b.Loop() {
+		if _, err := r.AppendEvent(Event{Kind: EventWarning, TaskID: "t2"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUndeliveredFrom10kLog(b *testing.B) {
+	r := benchmarkRegistryWithEvents(b, 10000)
+	last := benchmarkLastSeq(b, r)
+	if err := r.MarkDelivered("bench", last-5); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		evs, err := r.Undelivered("bench")
+		if err != nil || len(evs) != 5 {
+			b.Fatalf("%d events, %v", len(evs), err)
+		}
+	}
+}
+
+func benchmarkLastSeq(b *testing.B, r *Registry) int64 {
+	evs, err := r.Events(0)
+	if err != nil || len(evs) == 0 {
+		b.Fatal(err)
+	}
+	return evs[len(evs)-1].Seq
+}
+
+func BenchmarkCreate(b *testing.B) {
+	r, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := r.Create(Meta{Command: "make", Mode: Background}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkList200Tasks(b *testing.B) {
+	r, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		t, err := r.Create(Meta{Command: "make", Mode: Background})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := r.WriteResult(t.ID, Result{State: Exited}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for b.Loop() {
+		tasks, err := r.List()
+		if err != nil || len(tasks) != 200 {
+			b.Fatalf("%d tasks, %v", len(tasks), err)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package bgtasks
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// load reads a task's files as they are, without reconciling.
+func (r *Registry) load(id string) (*Task, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	t := &Task{Dir: r.taskDir(id)}
+	if err := readJSON(t.MetaPath(), &t.Meta); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// No directory, or Create has made it and not yet written
+			// meta.json: either way there is no task to show yet.
+			return nil, notFound(id)
+		}
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	t.ID = id
+	var res Result
+	switch err := readJSON(t.ResultPath(), &res); {
+	case err == nil:
+		t.Result = &res
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Get returns a task, reconciled (see Reconcile). An unknown id gives an
+// error wrapping ErrNotFound whose text tells the user what to do.
+func (r *Registry) Get(id string) (*Task, error) {
+	t, err := r.load(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Reconcile(t)
+}
+
+// List returns every task, reconciled: running ones first, newest start
+// first, then ended ones, most recently ended first. A task whose files
+// cannot be read is left out; Get on its id says what is wrong.
+func (r *Registry) List() ([]*Task, error) {
+	entries, err := os.ReadDir(r.tasksDir())
+	if err != nil {
+		return nil, fmt.Errorf("list tasks in %s: %w", r.tasksDir(), err)
+	}
+	tasks := make([]*Task, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() || !taskIDPattern.MatchString(e.Name()) {
+			continue
+		}
+		t, err := r.load(e.Name())
+		if err != nil {
+			continue
+		}
+		if rt, err := r.Reconcile(t); err == nil {
+			t = rt
+		}
+		tasks = append(tasks, t)
+	}
+	slices.SortFunc(tasks, compareForListing)
+	return tasks, nil
+}
+
+func compareForListing(a, b *Task) int {
+	aEnded, bEnded := a.State().Ended(), b.State().Ended()
+	if aEnded != bEnded {
+		if aEnded {
+			return 1
+		}
+		return -1
+	}
+	var c int
+	if aEnded {
+		c = b.Result.Ended.Compare(a.Result.Ended)
+	} else {
+		c = b.Started.Compare(a.Started)
+	}
+	if c != 0 {
+		return c
+	}
+	an, _ := taskNumber(a.ID)
+	bn, _ := taskNumber(b.ID)
+	return cmp.Compare(bn, an)
+}
+
+// WriteMeta replaces a task's meta.json atomically.
+func (r *Registry) WriteMeta(m Meta) error {
+	if err := checkID(m.ID); err != nil {
+		return err
+	}
+	dir := r.taskDir(m.ID)
+	if _, err := os.Stat(dir); err != nil {
+		return notFound(m.ID)
+	}
+	return writeJSONAtomic(filepath.Join(dir, metaFileName), m)
+}
+
+// WriteResult records how a task ended. The first result wins: if one is
+// already there (the supervisor and a reconciler raced) it is kept and the
+// error wraps ErrAlreadyEnded. A zero Ended becomes now.
+func (r *Registry) WriteResult(id string, res Result) error {
+	if !res.State.Ended() {
+		return fmt.Errorf("write result of task %s: state %q is not a final state", id, res.State)
+	}
+	if res.Ended.IsZero() {
+		res.Ended = time.Now()
+	}
+	return r.withLock(func() error { return r.writeResultLocked(id, res) })
+}
+
+func (r *Registry) writeResultLocked(id string, res Result) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	dir := r.taskDir(id)
+	if _, err := os.Stat(filepath.Join(dir, metaFileName)); err != nil {
+		return notFound(id)
+	}
+	path := filepath.Join(dir, resultFileName)
+	if _, err := os.Lstat(path); err == nil {
+		return errorOf(ErrAlreadyEnded, "task %s already ended; its first result is kept", id)
+	}
+	return writeJSONAtomic(path, res)
+}
+
+// MostRecentForeground returns the running foreground task that started
+// last: the one a bare "detach" means.
+func (r *Registry) MostRecentForeground() (*Task, error) {
+	tasks, err := r.List()
+	if err != nil {
+		return nil, err
+	}
+	// List puts running tasks first, newest start first.
+	for _, t := range tasks {
+		if !t.State().Ended() && t.Mode == Foreground {
+			return t, nil
+		}
+	}
+	return nil, errorOf(ErrNotFound, "no foreground task is running; `hangdog bg ls` lists tasks")
+}
+
+// Remove deletes an ended task's directory, output included. A running task
+// is refused with an error wrapping ErrRunning.
+func (r *Registry) Remove(id string) error {
+	t, err := r.Get(id)
+	if err != nil {
+		return err
+	}
+	if !t.State().Ended() {
+		return errorOf(ErrRunning, "task %s is still running; stop it with `hangdog bg kill %s` first", id, id)
+	}
+	// Renamed out of the id namespace first, so nobody lists or reads a
+	// half-deleted task, and a crash leaves only a hidden leftover that
+	// Prune clears.
+	doomed := filepath.Join(r.tasksDir(), removingPrefix+id+"-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Rename(t.Dir, doomed); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return notFound(id)
+		}
+		return fmt.Errorf("remove task %s: %w", id, err)
+	}
+	if err := os.RemoveAll(doomed); err != nil {
+		return fmt.Errorf("remove task %s: %w", id, err)
+	}
+	return nil
+}
+
+// Prune removes the ended tasks that ended before now-olderThan (all ended
+// tasks when olderThan is 0) and returns their ids. It also clears what
+// interrupted removals left behind.
+func (r *Registry) Prune(olderThan time.Duration) ([]string, error) {
+	tasks, err := r.List()
+	if err != nil {
+		return nil, err
+	}
+	cutoff := time.Now().Add(-olderThan)
+	var removed []string
+	var errs []error
+	for _, t := range tasks {
+		if !t.State().Ended() || t.Result.Ended.After(cutoff) {
+			continue
+		}
+		if err := r.Remove(t.ID); err != nil {
+			if !errors.Is(err, ErrNotFound) { // someone else removed it first
+				errs = append(errs, err)
+			}
+			continue
+		}
+		removed = append(removed, t.ID)
+	}
+	if entries, err := os.ReadDir(r.tasksDir()); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), removingPrefix) {
+				_ = os.RemoveAll(filepath.Join(r.tasksDir(), e.Name()))
+			}
+		}
+	}
+	return removed, errors.Join(errs...)
+}

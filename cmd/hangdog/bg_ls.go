@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+)
+
+func init() { registerBgCommand(newBgLsCmd) }
+
+const (
+	// lsRecentEnded is how many ended tasks `bg ls` shows without --all.
+	lsRecentEnded = 20
+	// lsCommandWidth is where the COMMAND column is cut when stdout is not a
+	// terminal, so piped tables stay readable.
+	lsCommandWidth = 60
+	// lsMinCommandWidth keeps some of the command visible on a narrow terminal.
+	lsMinCommandWidth = 20
+)
+
+func newBgLsCmd() *cobra.Command {
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List tasks: running ones first, then recently ended ones",
+		Long: `List tasks as a table: ID, STATE (starting, running, exited, killed, lost),
+MODE (foreground: a caller is waiting; background: nobody is), when it STARTED,
+its DURATION so far or in total, its EXIT code (128+N when signal N ended it;
+"-" while running, "?" when lost) and the COMMAND, cut to fit the terminal.
+
+Running tasks come first, newest first, then the 20 most recently ended ones;
+--all lists every ended task. A task whose supervisor died without recording a
+result is shown as lost; its output is kept.
+
+--json prints the same tasks as a JSON array of objects with every recorded
+field: "state" is the current state, "duration_ms" the duration, and
+"result" (absent while running) how the task ended.`,
+		Example: `  hangdog bg ls
+  hangdog bg ls --all
+  hangdog bg ls --json | jq -r '.[] | select(.state == "running") | .id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			tasks, err := reg.List()
+			if err != nil {
+				return err
+			}
+			shown, hidden := recentTasks(tasks, all)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeTasksJSON(out, shown, time.Now())
+			}
+			if len(shown) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no tasks; start one with `hangdog bg run -- COMMAND`")
+				return nil
+			}
+			writeTaskTable(out, shown, terminalColumns(out), time.Now())
+			if hidden > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d older ended tasks not shown; `hangdog bg ls --all` lists them\n", hidden)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array instead of a table")
+	cmd.Flags().BoolVarP(&all, "all", "a", false, fmt.Sprintf("list every ended task, not only the %d most recent", lsRecentEnded))
+	return cmd
+}
+
+// recentTasks keeps the running tasks and the most recent ended ones, and
+// counts the ended tasks left out. tasks is in List order.
+func recentTasks(tasks []*bgtasks.Task, all bool) (shown []*bgtasks.Task, hidden int) {
+	ended := 0
+	for _, t := range tasks {
+		if t.State().Ended() {
+			ended++
+			if !all && ended > lsRecentEnded {
+				hidden++
+				continue
+			}
+		}
+		shown = append(shown, t)
+	}
+	return shown, hidden
+}
+
+// taskJSON is a task as `bg ls --json` prints it: every recorded field, with
+// "state" the current state rather than the one in meta.json.
+type taskJSON struct {
+	*bgtasks.Task
+	State      bgtasks.State `json:"state"`
+	DurationMS int64         `json:"duration_ms"`
+}
+
+func writeTasksJSON(w io.Writer, tasks []*bgtasks.Task, now time.Time) error {
+	views := make([]taskJSON, 0, len(tasks))
+	for _, t := range tasks {
+		views = append(views, taskJSON{Task: t, State: t.State(), DurationMS: t.Duration(now).Milliseconds()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(views)
+}
+
+// terminalColumns is the width of the terminal w writes to, or 0 when w is
+// not a terminal.
+func terminalColumns(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || cols <= 0 {
+		return 0
+	}
+	return cols
+}
+
+// writeTaskTable prints the `bg ls` table. On a terminal of termCols columns
+// the command gets what is left of the row; elsewhere (termCols 0) it is cut
+// at lsCommandWidth.
+func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.Time) {
+	header := []string{"ID", "STATE", "MODE", "STARTED", "DURATION", "EXIT"}
+	rows := make([][]string, 0, len(tasks))
+	for _, t := range tasks {
+		rows = append(rows, []string{
+			t.ID, string(t.State()), string(t.Mode), startedText(t.Started, now),
+			humanDuration(t.Duration(now)), exitText(t),
+		})
+	}
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = len(h)
+	}
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], runewidth.StringWidth(cell))
+		}
+	}
+	commandWidth := lsCommandWidth
+	if termCols > 0 {
+		used := 0
+		for _, wd := range widths {
+			used += wd + 2
+		}
+		commandWidth = max(termCols-used, lsMinCommandWidth)
+	}
+	var b strings.Builder
+	writeRow := func(cells []string, command string) {
+		for i, cell := range cells {
+			b.WriteString(cell)
+			b.WriteString(strings.Repeat(" ", widths[i]-runewidth.StringWidth(cell)+2))
+		}
+		b.WriteString(command)
+		b.WriteByte('\n')
+	}
+	writeRow(header, "COMMAND")
+	for i, t := range tasks {
+		writeRow(rows[i], runewidth.Truncate(singleLine(t.Command), commandWidth, "…"))
+	}
+	_, _ = io.WriteString(w, b.String())
+}
+
+// singleLine makes untrusted or multi-line text safe for one table cell or
+// event line: terminal controls removed, line breaks and tabs as spaces.
+func singleLine(s string) string {
+	s = termtext.Plain([]byte(s))
+	s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
+	return strings.TrimSpace(s)
+}
+
+// startedText shows the time of day for today's tasks, the date otherwise.
+func startedText(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	t = t.Local()
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Local().Date()
+	switch {
+	case y1 == y2 && m1 == m2 && d1 == d2:
+		return t.Format("15:04:05")
+	case y1 == y2:
+		return t.Format("Jan 02 15:04")
+	default:
+		return t.Format("2006-01-02")
+	}
+}
+
+func exitText(t *bgtasks.Task) string {
+	switch {
+	case t.Result == nil:
+		return "-"
+	case t.Result.State == bgtasks.Lost:
+		return "?"
+	case t.Result.Signal != "":
+		return strconv.Itoa(t.Result.ExitCode) + " " + t.Result.Signal
+	default:
+		return strconv.Itoa(t.Result.ExitCode)
+	}
+}
+
+// humanDuration is short and exact enough to compare at a glance: seconds
+// up to ten minutes ("212s"), then minutes, hours, days.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < 10*time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+func init() { registerCommand(newEventsCmd) }
+
+func newEventsCmd() *cobra.Command {
+	var follow, asJSON bool
+	var since int64
+	cmd := &cobra.Command{
+		Use:   "events",
+		Short: "Show what happened to tasks: completions, detaches, kills, warnings",
+		Long: `Print the event log, one line per event, oldest first:
+
+  #12 2026-11-29 10:01:02 t4 exited 1 after 212s: npm test
+
+Kinds: exited (the command ended by itself), killed (hangdog stopped it, with
+the reason), detached (moved to the background, with the reason), warning (the
+watchdog's note about a task left running) and lost (its supervisor died
+without recording a result).
+
+--since SEQ prints only events after #SEQ; --follow keeps printing new events
+as they happen until interrupted; --json prints each event as one JSON object
+per line, with the output tail it carries.`,
+		Example: `  hangdog events
+  hangdog events --since 40
+  hangdog events --follow
+  hangdog events --json | jq -r 'select(.kind == "exited") | .task_id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if since < 0 {
+				return fmt.Errorf("--since %d: use an event number (0 for all events)", since)
+			}
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			emit := func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) }
+			if follow {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				err := reg.FollowEvents(ctx, since, emit)
+				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+					return nil // interrupted: the normal way to stop following
+				}
+				return err
+			}
+			evs, err := reg.Events(since)
+			if err != nil {
+				return err
+			}
+			for _, e := range evs {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until interrupted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print each event as a JSON object on its own line")
+	cmd.Flags().Int64Var(&since, "since", 0, "print only events after this event number")
+	return cmd
+}
+
+func writeEvent(w io.Writer, e bgtasks.Event, asJSON bool) error {
+	if asJSON {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode event %d: %w", e.Seq, err)
+		}
+		_, err = w.Write(append(line, '\n'))
+		return err
+	}
+	_, err := io.WriteString(w, eventLine(e)+"\n")
+	return err
+}
+
+// eventLine is an event for people:
+// "#12 2026-11-29 10:01:02 t4 exited 1 after 212s (reason): npm test".
+// Every text field is untrusted and made safe for a terminal.
+func eventLine(e bgtasks.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s %s %s", e.Seq, e.Time.Local().Format(time.DateTime), singleLine(e.TaskID), singleLine(e.Kind))
+	switch {
+	case e.Signal != "" && e.Kind == bgtasks.EventKilled:
+		b.WriteString(" by " + singleLine(e.Signal))
+	case e.Signal != "":
+		b.WriteString(" on " + singleLine(e.Signal))
+	case e.ExitCode != nil && (e.Kind == bgtasks.EventExited || e.Kind == bgtasks.EventKilled):
+		b.WriteString(" " + strconv.Itoa(*e.ExitCode))
+	}
+	if e.DurationMS > 0 {
+		b.WriteString(" after " + humanDuration(time.Duration(e.DurationMS)*time.Millisecond))
+	}
+	if r := singleLine(e.Reason); r != "" {
+		b.WriteString(" (" + r + ")")
+	}
+	if c := singleLine(e.Command); c != "" {
+		b.WriteString(": " + c)
+	}
+	return b.String()
+}
