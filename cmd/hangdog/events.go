@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ func init() { registerCommand(newEventsCmd) }
 func newEventsCmd() *cobra.Command {
 	var follow, asJSON bool
 	var since int64
+	var consumer string
+	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "events",
 		Short: "Show what happened to tasks: completions, detaches, kills, warnings",
@@ -34,12 +37,19 @@ the reason), detached (moved to the background, with the reason), warning (the
 watchdog's note about a task left running) and lost (its supervisor died
 without recording a result).
 
+--consumer NAME prints only the events NAME has not been given yet and marks
+them delivered once they are written (a crash may repeat an event, never lose
+one); a new consumer starts at the current end of the log. With --wait D it
+blocks up to D until such an event arrives — for a harness hook that must wake
+an agent when its background work finishes.
+
 --since SEQ prints only events after #SEQ; --follow keeps printing new events
 as they happen until interrupted; --json prints each event as one JSON object
 per line, with the output tail it carries.`,
 		Example: `  hangdog events
   hangdog events --since 40
   hangdog events --follow
+  hangdog events --consumer claude-code --wait 10m --json
   hangdog events --json | jq -r 'select(.kind == "exited") | .task_id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,6 +62,14 @@ per line, with the output tail it carries.`,
 			}
 			out := cmd.OutOrStdout()
 			emit := func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) }
+			if consumer != "" {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return deliverEvents(ctx, reg, consumer, wait, emit)
+			}
+			if wait != 0 {
+				return errors.New("--wait needs --consumer NAME: it waits for events that consumer has not seen")
+			}
 			if follow {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
@@ -76,7 +94,37 @@ per line, with the output tail it carries.`,
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until interrupted")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each event as a JSON object on its own line")
 	cmd.Flags().Int64Var(&since, "since", 0, "print only events after this event number")
+	cmd.Flags().StringVar(&consumer, "consumer", "", "print the events this consumer has not been given yet, and mark them delivered")
+	cmd.Flags().DurationVar(&wait, "wait", 0, "with --consumer: wait up to this long for an undelivered event")
 	return cmd
+}
+
+// deliverEvents writes a consumer's undelivered events, waiting up to wait
+// for the first, and moves its cursor only after they are written.
+func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, emit func(bgtasks.Event) error) error {
+	deadline := time.Now().Add(wait)
+	for {
+		evs, err := reg.Undelivered(consumer)
+		if err != nil {
+			return err
+		}
+		if len(evs) > 0 {
+			for _, e := range evs {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return reg.MarkDelivered(consumer, evs[len(evs)-1].Seq)
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(200*time.Millisecond, time.Until(deadline))):
+		}
+	}
 }
 
 func writeEvent(w io.Writer, e bgtasks.Event, asJSON bool) error {

@@ -396,3 +396,25 @@ func exitCodeOf(err error) int {
 	}
 	return -1
 }
+
+func TestEventsConsumerGetsEachEventOnce(t *testing.T) {
+	e := newEnv(t)
+	// A new consumer starts at the end of the log.
+	if r := e.run("events", "--consumer", "hook", "--json"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("first call: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	id := strings.TrimSpace(e.run("bg", "run", "echo finished-work").stdout)
+	r := e.run("events", "--consumer", "hook", "--wait", "20s", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"task_id":"`+id+`"`) || !strings.Contains(r.stdout, "finished-work") {
+		t.Fatalf("waiting consumer: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if again := e.run("events", "--consumer", "hook", "--json"); again.stdout != "" {
+		t.Errorf("event delivered twice: %q", again.stdout)
+	}
+	if other := e.run("events", "--consumer", "other", "--json"); other.stdout != "" {
+		t.Errorf("a new consumer got history: %q", other.stdout)
+	}
+	if bad := e.run("events", "--wait", "1s"); bad.code != exitHangdogError {
+		t.Errorf("--wait without --consumer: exit %d", bad.code)
+	}
+}
