@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic replaces path with data so that a reader sees either the
+// WriteFileAtomic replaces path with data so that a reader sees either the
 // old content or the new, never a mix, even if this process dies midway: the
 // data goes to a temp file in the same directory (CreateTemp makes it 0600)
 // that is renamed over path. There is no fsync: it would add milliseconds to
 // every command hangdog starts, and it only guards against a power cut,
 // which ends every task anyway; a file left empty by one is reported by Get
 // and skipped by List.
-func writeFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
@@ -45,7 +45,7 @@ func writeJSONAtomic(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	return WriteFileAtomic(path, append(data, '\n'))
 }
 
 // readJSON decodes path into v; a missing file is returned as is so callers

@@ -40,7 +40,7 @@ func readCursor(path string) (seq int64, ok bool, err error) {
 }
 
 func writeCursor(path string, seq int64) error {
-	return writeFileAtomic(path, []byte(strconv.FormatInt(seq, 10)+"\n"))
+	return WriteFileAtomic(path, []byte(strconv.FormatInt(seq, 10)+"\n"))
 }
 
 // Undelivered returns the events after the consumer's cursor, oldest first.

@@ -33,7 +33,7 @@ func writeSpec(dir string, s Spec) error {
 	if err != nil {
 		return fmt.Errorf("encode task spec: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, specFile), b)
+	return bgtasks.WriteFileAtomic(filepath.Join(dir, specFile), b)
 }
 
 func readSpec(dir string) (Spec, error) {
@@ -46,27 +46,4 @@ func readSpec(dir string) (Spec, error) {
 		return s, fmt.Errorf("parse %s: %w", filepath.Join(dir, specFile), err)
 	}
 	return s, nil
-}
-
-// writeFileAtomic writes b to path through a private temp file and a rename,
-// so a reader never sees a half-written file.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
 }

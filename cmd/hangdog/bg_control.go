@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/keys"
 	"github.com/hangdog/hangdog/supervisor"
 )
 
@@ -143,7 +144,7 @@ Nothing is added: end with \n to press Enter.`,
 			data := []byte(text)
 			if !literal {
 				var err error
-				if data, err = unescape(text); err != nil {
+				if data, err = keys.Unescape(text); err != nil {
 					return err
 				}
 			}
@@ -162,46 +163,6 @@ Nothing is added: end with \n to press Enter.`,
 	}
 	cmd.Flags().BoolVar(&literal, "literal", false, "send TEXT as is, without interpreting escapes")
 	return cmd
-}
-
-// unescape interprets the escapes a person types for keys: \n \r \t \e \\ \xHH.
-func unescape(s string) ([]byte, error) {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i == len(s)-1 {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'e':
-			out = append(out, 0x1b)
-		case '0':
-			out = append(out, 0)
-		case '\\':
-			out = append(out, '\\')
-		case 'x':
-			if i+2 >= len(s) {
-				return nil, fmt.Errorf("bad escape %q: \\x needs two hex digits, e.g. \\x03", s[i-1:])
-			}
-			b, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			if err != nil {
-				return nil, fmt.Errorf("bad escape %q: \\x needs two hex digits, e.g. \\x03", s[i-1:i+3])
-			}
-			out = append(out, byte(b))
-			i += 2
-		default:
-			out = append(out, '\\', s[i])
-		}
-	}
-	return out, nil
 }
 
 var taskIDPattern = regexp.MustCompile(`^t[0-9]+$`)

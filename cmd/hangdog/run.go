@@ -16,10 +16,10 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/rawterm"
 	"github.com/hangdog/hangdog/internal/tailbuf"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
@@ -303,20 +303,9 @@ func lostRun(reg *bgtasks.Registry, link *supervisor.Link, report *runReport, fi
 // processing stays on, so the command's bare \n still starts a new line),
 // forwards keystrokes and window size, and returns the restore function.
 func passTerminal(link *supervisor.Link) (func(), error) {
-	fd := int(os.Stdin.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	restoreTTY, err := rawterm.MakeRaw(int(os.Stdin.Fd()))
 	if err != nil {
-		return nil, fmt.Errorf("read terminal settings: %w", err)
-	}
-	raw := *old
-	raw.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	raw.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	raw.Cflag &^= unix.CSIZE | unix.PARENB
-	raw.Cflag |= unix.CS8
-	raw.Oflag |= unix.OPOST | unix.ONLCR
-	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
-		return nil, fmt.Errorf("set terminal to raw mode: %w", err)
+		return nil, err
 	}
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
@@ -350,7 +339,7 @@ func passTerminal(link *supervisor.Link) (func(), error) {
 	return func() {
 		signal.Stop(winch)
 		close(stop)
-		unix.IoctlSetTermios(fd, unix.TCSETS, old)
+		restoreTTY()
 	}, nil
 }
 

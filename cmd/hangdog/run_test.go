@@ -372,21 +372,6 @@ func TestSendAnswersAPrompt(t *testing.T) {
 	}
 }
 
-func TestUnescape(t *testing.T) {
-	cases := map[string]string{`y\n`: "y\n", `\x03`: "\x03", `a\tb\r`: "a\tb\r", `\\n`: `\n`, `\e[A`: "\x1b[A", `plain`: "plain", `\q`: `\q`}
-	for in, want := range cases {
-		got, err := unescape(in)
-		if err != nil || string(got) != want {
-			t.Errorf("unescape(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{`\x`, `\x0`, `\xzz`} {
-		if _, err := unescape(bad); err == nil {
-			t.Errorf("unescape(%q) accepted a bad escape", bad)
-		}
-	}
-}
-
 func exitCodeOf(err error) int {
 	if err == nil {
 		return 0

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(newLogCmd) }
+
+// checkLogName is the watchdog's debug log under <home>/logs.
+const checkLogName = "watchdog.log"
+
+func newLogCmd() *cobra.Command {
+	var follow bool
+	var task string
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Read the watchdog's debug log: one line per check, and why it acted or not",
+		Long: `Print the watchdog's debug log, <home>/logs/watchdog.log. Every check of every
+watched task writes one line there when HANGDOG_DEBUG_WATCHDOG=1 is set in the
+environment of the run, or the setting watchdog.debug is true:
+
+  2026-11-29T10:01:02.000Z task=t4 check=3 due status=stuck confidence=0.82
+    streak=2 trigger=idle veto=- action=background reason=… evidence=…
+
+A fast check only looks for a process blocked reading the terminal; a due
+check asks the judge. trigger is what proposed acting, veto what prevented it.`,
+		Example: `  HANGDOG_DEBUG_WATCHDOG=1 hangdog run -- ./flaky.sh
+  hangdog log --task t4
+  hangdog log -f`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(reg.Home(), "logs", checkLogName)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = printCheckLog(ctx, path, task, follow, cmd.OutOrStdout())
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("no watchdog log at %s yet; run with HANGDOG_DEBUG_WATCHDOG=1 or `hangdog config set watchdog.debug true`", path)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until interrupted")
+	cmd.Flags().StringVar(&task, "task", "", "only lines of this task id")
+	return cmd
+}
+
+// printCheckLog copies the log's lines (those of one task, if given) and,
+// when following, waits for more until ctx ends.
+func printCheckLog(ctx context.Context, path, task string, follow bool, w io.Writer) error {
+	f, err := os.Open(path)
+	if follow && errors.Is(err, fs.ErrNotExist) {
+		for errors.Is(err, fs.ErrNotExist) {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(200 * time.Millisecond):
+			}
+			f, err = os.Open(path)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	want := "task=" + task + " "
+	var partial string
+	for {
+		line, err := r.ReadString('\n')
+		if err == nil {
+			line = partial + line
+			partial = ""
+			if task == "" || strings.Contains(line, want) {
+				if _, werr := io.WriteString(w, line); werr != nil {
+					return werr
+				}
+			}
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		partial += line // a line still being written
+		if !follow {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
