@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/tailbuf"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/supervisor/activity"
 )
 
 // Timings of a task's end. The drain gives a command's last bytes time to
@@ -42,11 +44,12 @@ type supervisor struct {
 	reg  *bgtasks.Registry
 	spec Spec
 
-	master *os.File
-	output *os.File
-	tail   *tailbuf.Buffer
-	pid    int
-	self   int
+	master   *os.File
+	output   *os.File
+	tail     *tailbuf.Buffer
+	activity *activity.Tracker
+	pid      int
+	self     int
 
 	lastRead   atomic.Int64 // unix nanos of the last output read
 	readerDone chan struct{}
@@ -96,6 +99,7 @@ func newSupervisor(dir string) (*supervisor, error) {
 	s := &supervisor{
 		dir: dir, reg: reg, spec: spec, meta: task.Meta,
 		tail:       tailbuf.New(tailCapacity),
+		activity:   activity.NewTracker(),
 		self:       os.Getpid(),
 		readerDone: make(chan struct{}),
 		exited:     make(chan unix.WaitStatus, 1),
@@ -163,6 +167,12 @@ func (s *supervisor) run() int {
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
 
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.watch(watchCtx)
+	}()
 	go s.readOutput()
 	go s.readLink()
 	go s.reap(sigchld)
@@ -173,6 +183,8 @@ func (s *supervisor) run() int {
 
 	status := <-s.exited
 	exitAt := time.Now()
+	stopWatch()
+	<-watched
 	s.drain(exitAt)
 	s.mu.Lock()
 	killDone := s.killDone
@@ -315,6 +327,7 @@ func (s *supervisor) readOutput() {
 				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
 			}
 			s.tail.Write(p)
+			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
 			s.sendFrame(frameOutput, p)
 		}

@@ -38,8 +38,9 @@ func TestMain(m *testing.M) {
 // env is an isolated hangdog world: its own home and config.
 type env struct {
 	t    *testing.T
-	home string
-	cfg  string
+	home  string
+	cfg   string
+	extra []string // more environment for every hangdog started
 }
 
 func newEnv(t *testing.T) *env {
@@ -55,7 +56,8 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) environ() []string {
-	return append(os.Environ(), "HANGDOG_HOME="+e.home, "XDG_CONFIG_HOME="+e.cfg, "NO_COLOR=1")
+	env := append(os.Environ(), "HANGDOG_HOME="+e.home, "XDG_CONFIG_HOME="+e.cfg, "NO_COLOR=1")
+	return append(env, e.extra...)
 }
 
 func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {

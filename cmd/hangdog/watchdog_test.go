@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fast settings: a due check two seconds in, then every two seconds.
+var fastChecks = []string{"--set", "watchdog.firstCheckMin=0.03", "--set", "watchdog.intervalMin=0.03"}
+
+func runJSON(t *testing.T, e *env, args ...string) (runReport, result) {
+	t.Helper()
+	r := e.run(append([]string{"run", "--json"}, args...)...)
+	var rep runReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("run --json: %v\nstdout %q\nstderr %q", err, r.stdout, r.stderr)
+	}
+	return rep, r
+}
+
+func TestPromptNobodyAnswersIsDetachedAndCanBeAnswered(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"HANGDOG_DEBUG_WATCHDOG=1"}
+	start := time.Now()
+	rep, r := runJSON(t, e, "--set", "watchdog.inputWaitSec=2", `read -p 'Continue? [y/N] ' a; [ "$a" = y ]`)
+	if rep.Status != "detached" || r.code != 0 {
+		t.Fatalf("status %q exit %d, want detached 0 (%s)", rep.Status, r.code, r.stderr)
+	}
+	if !strings.Contains(rep.Reason, "Continue? [y/N]") || !strings.Contains(rep.Output, "Continue?") {
+		t.Errorf("reason %q / output %q do not show the prompt", rep.Reason, rep.Output)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("detached after %s, want within seconds of inputWaitSec", took)
+	}
+	if s := e.run("bg", "send", rep.TaskID, `y\n`); s.code != 0 {
+		t.Fatalf("bg send: %s", s.stderr)
+	}
+	if w := e.run("bg", "wait", rep.TaskID, "--timeout", "10s"); w.code != 0 {
+		t.Errorf("bg wait exit %d after answering y", w.code)
+	}
+	log := e.run("log", "--task", rep.TaskID)
+	if !strings.Contains(log.stdout, "trigger=input") || !strings.Contains(log.stdout, "action=background") {
+		t.Errorf("debug log lacks the deciding check:\n%s", log.stdout)
+	}
+	if other := e.run("log", "--task", "t999"); other.stdout != "" {
+		t.Errorf("log --task filtered nothing: %q", other.stdout)
+	}
+}
+
+func TestDisabledWatchdogLeavesAPromptAlone(t *testing.T) {
+	e := newEnv(t)
+	rep, _ := runJSON(t, e, "--set", "watchdog.enabled=false", "timeout 3 bash -c 'read -p \"name? \" a'")
+	if rep.Status != "exited" || rep.ExitCode == nil || *rep.ExitCode != 124 {
+		t.Errorf("with the watchdog off: %+v, want the command's own timeout (exit 124)", rep)
+	}
+}
+
+func TestForcedKillReportsWhyAndCountsAsError(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"HANGDOG_WATCHDOG_FORCE_ACT=1"}
+	args := append([]string{"--set", "watchdog.action=kill"}, fastChecks...)
+	rep, r := runJSON(t, e, append(args, "sleep 60")...)
+	if rep.Status != "killed" || r.code == 0 {
+		t.Fatalf("status %q exit %d, want killed and a non-zero exit", rep.Status, r.code)
+	}
+	if !strings.HasPrefix(rep.Reason, "⚠ Killed by hangdog watchdog after ") || !strings.Contains(rep.Reason, "HANGDOG_WATCHDOG_FORCE_ACT") {
+		t.Errorf("reason %q", rep.Reason)
+	}
+	if ev := e.run("events", "--json"); !strings.Contains(ev.stdout, `"killed"`) {
+		t.Errorf("no kill event: %s", ev.stdout)
+	}
+}
+
+func TestForcedWarnKeepsTheCommandRunning(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"HANGDOG_WATCHDOG_FORCE_ACT=1"}
+	args := append([]string{"run", "--set", "watchdog.action=warn"}, fastChecks...)
+	r := e.run(append(args, "sleep 3; echo still-here")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "still-here") {
+		t.Fatalf("exit %d stdout %q: the warned command did not finish", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "watchdog warning") {
+		t.Errorf("stderr %q lacks the warning", r.stderr)
+	}
+	if ev := e.run("events", "--json"); !strings.Contains(ev.stdout, `"warning"`) {
+		t.Errorf("no warning event: %s", ev.stdout)
+	}
+}
+
+func TestServiceIsDetachedWithItsAddress(t *testing.T) {
+	e := newEnv(t)
+	rep, _ := runJSON(t, e, append(fastChecks, "python3 -m http.server 0 --bind 127.0.0.1")...)
+	if rep.Status != "detached" || !strings.Contains(rep.Reason, "127.0.0.1:") {
+		t.Fatalf("report %+v, want detached with the listening address", rep)
+	}
+	defer e.run("bg", "kill", rep.TaskID)
+	if tk := e.task(rep.TaskID); tk.Result != nil {
+		t.Errorf("the service stopped: %+v", tk.Result)
+	}
+}
+
+func TestDeadlockIsKilledWithTheEvidence(t *testing.T) {
+	e := newEnv(t)
+	args := append([]string{"--set", "watchdog.action=kill"}, fastChecks...)
+	deadlock := `python3 -c 'import threading; l = threading.Lock(); l.acquire(); print("locked", flush=True); l.acquire()'`
+	rep, r := runJSON(t, e, append(args, deadlock)...)
+	if rep.Status != "killed" || r.code == 0 {
+		t.Fatalf("status %q exit %d, want killed (reason %q)", rep.Status, r.code, rep.Reason)
+	}
+	for _, want := range []string{"⚠ Killed by hangdog watchdog after ", "consecutive checks", "no new output for", "Do not blindly re-run; investigate or change approach."} {
+		if !strings.Contains(rep.Reason, want) {
+			t.Errorf("reason %q lacks %q", rep.Reason, want)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/jev"
+	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/supervisor/sampler"
+	"github.com/hangdog/hangdog/supervisor/watchdog"
+)
+
+// DebugEnv, set to 1 in a run's environment, writes one line per check to
+// <home>/logs/watchdog.log (as the setting watchdog.debug does).
+const DebugEnv = "HANGDOG_DEBUG_WATCHDOG"
+
+// checkTick is how often the supervisor wakes to see whether a check is
+// due or a fast input check is worth a sample. Waking is nearly free; only a
+// due or wanted check samples /proc, and only a due one asks the judge.
+const checkTick = time.Second
+
+// watch runs the task's checks until ctx ends (the task ended). The watchdog
+// decides; this loop only samples, asks and applies.
+func (s *supervisor) watch(ctx context.Context) {
+	cfg := s.spec.Watchdog
+	if !cfg.Enabled {
+		return
+	}
+	background := s.mode() == bgtasks.Background
+	if (!background && !cfg.WatchBash) || (background && !cfg.WatchBgTasks) {
+		return
+	}
+	w := watchdog.New(cfg, s.spec.Command, s.meta.Started,
+		watchdog.ForceAct(os.Getenv(settings.ForceActEnv) == "1"),
+		watchdog.InBackground(background))
+	w.SetInteractive(s.spec.Interactive, time.Now())
+	// One sampler and one output stream, both fed through the Watch at every
+	// check, fast or due: it keeps the window totals a due check judges.
+	smp := sampler.New(s.self, s.master)
+	smp.Sample() // the baseline the first deltas start from
+	judge := jev.NewJudge(jev.NewLocal(), s.remoteBackend(cfg))
+	logf := s.openCheckLog(cfg)
+	if logf != nil {
+		defer logf.Close()
+	}
+
+	tick := time.NewTicker(checkTick)
+	defer tick.Stop()
+	for {
+		var now time.Time
+		select {
+		case <-ctx.Done():
+			return
+		case now = <-tick.C:
+		}
+		if !background && s.mode() == bgtasks.Background {
+			// Detached: never judged again unless watchBgTasks covers it.
+			if !cfg.WatchBgTasks {
+				return
+			}
+			background = true
+			w.SetBackground()
+		}
+		obs := watchdog.Observation{Now: now, Started: s.meta.Started, Command: s.spec.Command, Interactive: s.spec.Interactive}
+		out := s.activity.Snapshot(now)
+		due := !now.Before(w.NextDue())
+		if !due && !w.FastCheckWanted(out, now) {
+			continue
+		}
+		tree, err := smp.Sample()
+		obs.Tree, obs.TreeOK, obs.Output = tree, err == nil && tree.Complete, out
+		var d watchdog.Decision
+		if due {
+			v, err := judge.Ask(ctx, w.StateFor(obs))
+			if err != nil && ctx.Err() != nil {
+				return
+			}
+			obs.Verdict = &v
+			d = w.Due(obs)
+		} else {
+			d = w.Fast(obs)
+		}
+		if logf != nil {
+			fmt.Fprintln(logf, d.LogLine(s.meta.ID))
+		}
+		if d.Act {
+			s.act(d, obs)
+		}
+	}
+}
+
+func (s *supervisor) mode() bgtasks.Mode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.meta.Mode
+}
+
+// remoteBackend is the model asked when the local judge is unsure, or nil.
+// A bad configuration is reported in the supervisor log and the local judge
+// decides alone: a missing model never stops a task from running.
+func (s *supervisor) remoteBackend(cfg settings.Watchdog) jev.Backend {
+	dm := cfg.DecisionModel
+	b, err := jev.FromEnvironment(dm.Source, jev.RemoteConfig{
+		Backend: dm.Backend, URL: dm.URL, Model: dm.Model, APIKeyEnv: dm.APIKeyEnv, Timeout: dm.Timeout(),
+	}, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: decision model:", err)
+		return nil
+	}
+	return b
+}
+
+// openCheckLog opens the debug log for appending when asked for; each line
+// is written with one O_APPEND write, so many supervisors share it safely.
+func (s *supervisor) openCheckLog(cfg settings.Watchdog) *os.File {
+	if !cfg.Debug && os.Getenv(DebugEnv) != "1" {
+		return nil
+	}
+	dir := filepath.Join(s.reg.Home(), "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "watchdog.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
+		return nil
+	}
+	return f
+}
+
+// act applies a decision the watchdog made.
+func (s *supervisor) act(d watchdog.Decision, obs watchdog.Observation) {
+	switch d.Action {
+	case watchdog.ActionBackground:
+		if _, err := s.detach("watchdog: " + d.Reason); err != nil {
+			fmt.Fprintln(os.Stderr, "hangdog supervisor: watchdog detach:", err)
+		}
+	case watchdog.ActionKill:
+		msg := watchdog.KillMessage(obs.Now.Sub(s.meta.Started), d, obs.Output.SinceOutput)
+		go s.kill(syscall.SIGTERM, defaultGrace, msg)
+	case watchdog.ActionWarn:
+		msg := "watchdog warning for " + s.meta.ID + ": " + d.Reason
+		s.sendFrame(frameWarning, []byte(msg))
+		if _, err := s.reg.AppendEvent(bgtasks.Event{
+			Kind: bgtasks.EventWarning, TaskID: s.meta.ID, Command: s.meta.Command,
+			DurationMS: obs.Now.Sub(s.meta.Started).Milliseconds(), Reason: d.Reason,
+		}); err != nil {
+			fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+		}
+	}
+}
