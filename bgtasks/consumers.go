@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -15,10 +14,24 @@ import (
 // hook) that must see each event once. Its cursor, the last seq it was
 // given, lives in <home>/consumers/<name>.cursor.
 
-var consumerNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validConsumerName: a letter or digit, then up to 63 letters, digits, '.',
+// '_' or '-' (no path separators, no hidden files).
+func validConsumerName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func (r *Registry) cursorPath(consumer string) (string, error) {
-	if !consumerNamePattern.MatchString(consumer) {
+	if !validConsumerName(consumer) {
 		return "", fmt.Errorf("consumer name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", consumer)
 	}
 	return filepath.Join(r.consumersDir(), consumer+".cursor"), nil

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +38,20 @@ const (
 	removingPrefix = ".removing-"
 )
 
-var taskIDPattern = regexp.MustCompile(`^t[1-9][0-9]{0,18}$`)
+// ValidID reports whether id has the shape of a task id: t1, t2, … It is
+// checked by hand, not by a regexp, because every hangdog process —
+// supervisors included — pays for package-level regexps at start-up.
+func ValidID(id string) bool {
+	if len(id) < 2 || len(id) > 20 || id[0] != 't' || id[1] == '0' {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Open makes sure home and its subdirectories exist (0700) and that home is
 // writable, and returns the registry there.
@@ -85,7 +97,7 @@ func (r *Registry) taskDir(id string) string { return filepath.Join(r.tasksDir()
 // checkID rejects anything that is not a task id before it reaches a path,
 // so "../x" can never name a file outside the registry.
 func checkID(id string) error {
-	if !taskIDPattern.MatchString(id) {
+	if !ValidID(id) {
 		return errorOf(ErrNotFound, "no task %q: task ids look like t12; `hangdog bg ls` lists tasks", id)
 	}
 	return nil
@@ -192,7 +204,7 @@ func (r *Registry) writeCounter(n uint64) error {
 }
 
 func taskNumber(id string) (uint64, bool) {
-	if !taskIDPattern.MatchString(id) {
+	if !ValidID(id) {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(id[1:], 10, 64)

@@ -58,7 +58,7 @@ func (r *Registry) List() ([]*Task, error) {
 	}
 	tasks := make([]*Task, 0, len(entries))
 	for _, e := range entries {
-		if !e.IsDir() || !taskIDPattern.MatchString(e.Name()) {
+		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
 		t, err := r.load(e.Name())

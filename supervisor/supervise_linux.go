@@ -149,6 +149,17 @@ func (s *supervisor) run() int {
 	if err != nil {
 		return s.failStart(err)
 	}
+	// The command is running from here on: tell the caller, start moving its
+	// output, and only then do the bookkeeping, which overlaps with it.
+	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
+	s.sendFrame(frameStarted, started)
+	go s.reap(sigchld)
+	go s.readOutput()
+	go s.readLink()
+	go func() {
+		<-sigterm
+		s.kill(syscall.SIGTERM, defaultGrace, "its supervisor received SIGTERM")
+	}()
 	s.recordRunning()
 
 	serving := make(chan struct{})
@@ -164,21 +175,11 @@ func (s *supervisor) run() int {
 		}()
 	}
 
-	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
-	s.sendFrame(frameStarted, started)
-
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		s.watch(watchCtx)
-	}()
-	go s.readOutput()
-	go s.readLink()
-	go s.reap(sigchld)
-	go func() {
-		<-sigterm
-		s.kill(syscall.SIGTERM, defaultGrace, "its supervisor received SIGTERM")
 	}()
 
 	status := <-s.exited

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -165,8 +164,6 @@ Nothing is added: end with \n to press Enter.`,
 	return cmd
 }
 
-var taskIDPattern = regexp.MustCompile(`^t[0-9]+$`)
-
 func newBgDetachCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -186,7 +183,7 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 				return err
 			}
 			var t *bgtasks.Task
-			if len(args) > 0 && taskIDPattern.MatchString(args[0]) {
+			if len(args) > 0 && bgtasks.ValidID(args[0]) {
 				if t, err = runningTask(reg, args[0]); err != nil {
 					return err
 				}

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 
 // env is an isolated hangdog world: its own home and config.
 type env struct {
-	t    *testing.T
+	t     *testing.T
 	home  string
 	cfg   string
 	extra []string // more environment for every hangdog started
