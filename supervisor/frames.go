@@ -15,6 +15,7 @@ const (
 	frameOutput   byte = 'O' // raw output bytes
 	frameDetached byte = 'D' // JSON Detach
 	frameWarning  byte = 'W' // text
+	frameVerdict  byte = 'V' // JSON Verdict: the latest check, for status bars
 	frameEnded    byte = 'E' // JSON bgtasks.Result
 	frameFailed   byte = 'F' // text: the command could not be started
 

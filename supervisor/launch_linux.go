@@ -123,7 +123,8 @@ const (
 	EventDetached
 	EventWarning
 	EventEnded
-	EventFailed // the command could not be started; Message says why
+	EventFailed  // the command could not be started; Message says why
+	EventVerdict // the watchdog checked the task; Verdict says what it saw
 )
 
 // Event is one thing the supervisor told its caller. Output is valid only
@@ -134,7 +135,21 @@ type Event struct {
 	Output  []byte
 	Detach  *Detach
 	Result  *bgtasks.Result
+	Verdict *Verdict
 	Message string
+}
+
+// Verdict is the outcome of one watchdog check, as a status bar shows it:
+// "stuck 0.92 (1/2)", or "waiting for you" when a person is at the terminal.
+type Verdict struct {
+	Status     string  `json:"status"`
+	Confidence float64 `json:"confidence"`
+	Streak     int     `json:"streak"`
+	Agree      int     `json:"agree"` // checks in a row needed to act
+	Trigger    string  `json:"trigger,omitempty"`
+	Veto       string  `json:"veto,omitempty"`
+	Input      string  `json:"input,omitempty"` // what a process blocked on the terminal waits for
+	Due        bool    `json:"due"`
 }
 
 // ErrSupervisorGone means the link closed without an end, detach or failure:
@@ -166,6 +181,12 @@ func (l *Link) Next() (Event, error) {
 		return Event{Kind: EventDetached, Detach: &d}, nil
 	case frameWarning:
 		return Event{Kind: EventWarning, Message: string(p)}, nil
+	case frameVerdict:
+		var v Verdict
+		if err := json.Unmarshal(p, &v); err != nil {
+			return Event{}, fmt.Errorf("decode verdict: %w", err)
+		}
+		return Event{Kind: EventVerdict, Verdict: &v}, nil
 	case frameEnded:
 		var r bgtasks.Result
 		if err := json.Unmarshal(p, &r); err != nil {

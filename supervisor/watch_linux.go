@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,6 +90,12 @@ func (s *supervisor) watch(ctx context.Context) {
 		}
 		if logf != nil {
 			fmt.Fprintln(logf, d.LogLine(s.meta.ID))
+		}
+		if vb, err := json.Marshal(Verdict{
+			Status: d.Status, Confidence: d.Confidence, Streak: d.Streak, Agree: max(cfg.AgreeChecks, 1),
+			Trigger: d.Trigger, Veto: d.Veto, Input: d.InputKind, Due: d.Due,
+		}); err == nil {
+			s.sendFrame(frameVerdict, vb)
 		}
 		if d.Act {
 			s.act(d, obs)
