@@ -160,8 +160,8 @@ func (s *supervisor) run() int {
 		<-sigterm
 		s.kill(syscall.SIGTERM, defaultGrace, "its supervisor received SIGTERM")
 	}()
-	s.recordRunning()
-
+	// Listen before the record says running, so whoever sees "running" can
+	// reach the task.
 	serving := make(chan struct{})
 	ln, err := s.listen()
 	if err != nil {
@@ -174,6 +174,7 @@ func (s *supervisor) run() int {
 			s.serveControl(ln)
 		}()
 	}
+	s.recordRunning()
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
