@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/mcpserver"
+	"github.com/hangdog/hangdog/supervisor"
+)
+
+func init() { registerCommand(newMCPCmd) }
+
+func newMCPCmd() *cobra.Command {
+	var consumer string
+	var maxWait time.Duration
+	var outputLimit int
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve hangdog's supervised bash and background-task tools to an AI agent (MCP over stdio)",
+		Long: `Run a Model Context Protocol server on stdin/stdout for an AI agent's harness
+(Claude Code, Codex, any MCP client). Its tools: bash (run a command
+supervised), bg_tasks, bg_logs, bg_send, bg_wait, bg_kill and bg_detach.
+
+A bash call that gets stuck, loops, or waits for input nobody will type comes
+back early with the task id, the reason and the output so far; the command
+keeps running in the background. An explicit timeout_seconds that passes
+detaches the call too; nothing is killed by a timeout.
+
+Background tasks' completions, detaches, kills and warnings are put at the
+top of the session's next tool result, each once. The session is a consumer
+of the event log (` + "`hangdog events`" + `); its cursor moves only after the result
+carrying an event has been written, so a crash can repeat an event, never
+lose one. Each session gets a fresh consumer name unless --consumer is given:
+pass the same name to keep the cursor across restarts of the harness.`,
+		Example: `  claude mcp add hangdog -- hangdog mcp
+  hangdog mcp --max-wait 50s          # a client that gives up on calls after 60 s (Codex's default)
+  hangdog mcp --consumer my-harness   # keep the notification cursor across restarts`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			srv, err := mcpserver.New(mcpserver.Config{
+				Registry:    reg,
+				Consumer:    consumer,
+				NewSpec:     agentSpec,
+				MaxWait:     maxWait,
+				OutputLimit: outputLimit,
+				Log:         os.Stderr,
+			})
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			err = srv.Run(ctx, &mcp.StdioTransport{})
+			// The client closing stdin, or a signal, is how a session ends.
+			if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+				return nil
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&consumer, "consumer", "", "event-log consumer name for this session's notifications (default: a fresh mcp-<pid>-<time> name)")
+	cmd.Flags().DurationVar(&maxWait, "max-wait", 0, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; set it below your client's tool timeout (0: no limit)")
+	cmd.Flags().IntVar(&outputLimit, "output-limit", mcpserver.DefaultOutputLimit, "bytes of plain-text output per tool result; longer output is cut in the middle")
+	return cmd
+}
+
+// agentSpec resolves a bash call's command as `hangdog run` would resolve
+// the same shell string in that directory.
+func agentSpec(command, cwd string, mode bgtasks.Mode) (supervisor.Spec, error) {
+	return buildSpec([]string{command}, taskFlags{cwd: cwd}, mode)
+}

@@ -1,0 +1,215 @@
+//go:build linux
+
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor"
+)
+
+type bashInput struct {
+	Command         string  `json:"command" jsonschema:"the shell command to run with bash -c, e.g. 'npm test' or 'cd web && make build'"`
+	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: the directory the server was started in)"`
+	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default: no limit; hangdog still returns early when the command looks stuck)"`
+	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once; you are told when it ends (for servers, watchers, long builds)"`
+}
+
+// detachTimeout bounds asking a supervisor to detach; it answers at once
+// unless it is gone.
+const detachTimeout = 10 * time.Second
+
+func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
+	if strings.TrimSpace(in.Command) == "" {
+		return errorResult("command is empty: give the shell command to run, e.g. {\"command\": \"ls -la\"}")
+	}
+	if in.TimeoutSeconds < 0 {
+		return errorResult("timeout_seconds must be positive (or left out for no limit)")
+	}
+	mode := bgtasks.Foreground
+	if in.RunInBackground {
+		mode = bgtasks.Background
+	}
+	spec, err := s.cfg.NewSpec(in.Command, in.Cwd, mode)
+	if err != nil {
+		return errorResult("hangdog could not run it: %v", err)
+	}
+	spec.Interactive = false
+	spec.Mode = mode
+	spec.Rows, spec.Cols = agentRows, agentCols
+	link, err := supervisor.Start(s.reg, spec)
+	if err != nil {
+		return errorResult("hangdog could not start the command: %v", err)
+	}
+	defer link.Close()
+	if in.RunInBackground {
+		return s.startBackground(link, in.Command)
+	}
+	return s.runForeground(ctx, link, in)
+}
+
+func (s *Server) startBackground(link *supervisor.Link, command string) toolResult {
+	ev, err := link.Next()
+	if err != nil {
+		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, filepath.Join(link.Dir, "supervisor.log"))
+	}
+	if ev.Kind == supervisor.EventFailed {
+		return errorResult("could not start the command: %s", ev.Message)
+	}
+	return toolResult{text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
+		"You will be told at the top of a later tool result when it ends. Meanwhile: bg_logs {\"id\": %q} shows its output, "+
+		"bg_send answers a prompt, bg_wait waits for it, bg_kill stops it.", link.TaskID, ev.PID, commandLabel(command), link.TaskID)}
+}
+
+// runForeground streams the run until it ends or is detached. The command
+// belongs to this call: if the client cancels the call (or goes away), the
+// command is interrupted, as Ctrl-C would.
+func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in bashInput) toolResult {
+	id := link.TaskID
+	started := time.Now()
+	s.mu.Lock()
+	s.foreground[id] = started
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.foreground, id)
+		s.mu.Unlock()
+	}()
+
+	stopOnCancel := context.AfterFunc(ctx, func() { link.Stop(syscall.SIGINT) })
+	defer stopOnCancel()
+	if wait, capped := s.capWait(time.Duration(in.TimeoutSeconds * float64(time.Second))); wait > 0 {
+		reason := fmt.Sprintf("timeout_seconds=%g passed and it is still running", in.TimeoutSeconds)
+		if capped {
+			reason = fmt.Sprintf("still running after %s, the longest this server lets a call block (hangdog mcp --max-wait)", formatDuration(wait))
+		}
+		detachCtx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(wait, func() { s.detachByTimeout(detachCtx, id, reason) })
+		defer func() {
+			timer.Stop()
+			cancel()
+		}()
+	}
+
+	out := newCapture()
+	var warnings []string
+	for {
+		ev, err := link.Next()
+		if err != nil {
+			return s.lostRun(link, out, err)
+		}
+		switch ev.Kind {
+		case supervisor.EventOutput:
+			out.Write(ev.Output)
+		case supervisor.EventWarning:
+			warnings = append(warnings, ev.Message)
+			s.told.add(id, bgtasks.EventWarning, ev.Message)
+		case supervisor.EventFailed:
+			return errorResult("could not start the command: %s", ev.Message)
+		case supervisor.EventDetached:
+			s.told.add(id, bgtasks.EventDetached, "")
+			return s.detachedResult(ev.Detach, in.Command, out, warnings)
+		case supervisor.EventEnded:
+			return s.endedResult(id, ev.Result, time.Since(started), out, warnings)
+		}
+	}
+}
+
+func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
+	t, err := s.reg.Get(id)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
+	defer cancel()
+	// It may have ended or been detached meanwhile; then the link says so
+	// and there is nothing to report.
+	if _, err := supervisor.DetachTask(ctx, t, reason); err != nil && ctx.Err() == nil {
+		if t, gerr := s.reg.Get(id); gerr == nil && !t.State().Ended() && t.Mode == bgtasks.Foreground {
+			s.logError(fmt.Errorf("detach %s at its timeout: %w", id, err))
+		}
+	}
+}
+
+func (s *Server) detachedResult(d *supervisor.Detach, command string, out *capture, warnings []string) toolResult {
+	var b strings.Builder
+	reason := strings.TrimRight(oneLine(d.Reason), ".")
+	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
+		d.TaskID, commandLabel(command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
+	writeWarnings(&b, warnings)
+	b.WriteString("Output so far:\n")
+	w := out.window()
+	writeOutput(&b, shapeOutput(w, s.limit, d.TaskID))
+	if prompt := unfinishedLine(w); prompt != "" && !strings.Contains(reason, prompt) {
+		fmt.Fprintf(&b, "Its last line has no newline yet, so it may be waiting for an answer to: %s\n", commandLabel(prompt))
+	}
+	b.WriteString(nextSteps(d.TaskID))
+	return toolResult{text: b.String()}
+}
+
+func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *capture, warnings []string) toolResult {
+	var b strings.Builder
+	isError := false
+	switch r.State {
+	case bgtasks.Killed:
+		isError = true
+		s.told.add(id, bgtasks.EventKilled, "")
+		fmt.Fprintf(&b, "%s\n", killedLine(r.Reason))
+		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, formatDuration(took), r.ExitCode)
+	case bgtasks.Lost:
+		isError = true
+		s.told.add(id, bgtasks.EventLost, "")
+		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, formatDuration(took), oneLine(r.Reason))
+	default:
+		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(describeResult(r)), formatDuration(took), id)
+	}
+	writeWarnings(&b, warnings)
+	writeOutput(&b, shapeOutput(out.window(), s.limit, id))
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
+}
+
+// lostRun reports a run whose supervisor link broke: the record on disk
+// says how it ended if it did; otherwise the task is lost.
+func (s *Server) lostRun(link *supervisor.Link, out *capture, cause error) toolResult {
+	t, err := s.reg.Get(link.TaskID)
+	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
+		return s.endedResult(link.TaskID, t.Result, t.Duration(time.Now()), out, nil)
+	}
+	why := cause.Error()
+	if errors.Is(cause, supervisor.ErrSupervisorGone) {
+		why = "its supervisor exited without reporting a result"
+	}
+	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
+		link.TaskID, why, link.TaskID, shapeOutput(out.window(), s.limit, link.TaskID))
+}
+
+func writeWarnings(b *strings.Builder, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(b, "hangdog warning: %s\n", oneLine(w))
+	}
+}
+
+func writeOutput(b *strings.Builder, text string) {
+	if strings.TrimSpace(text) == "" {
+		b.WriteString("(no output)\n")
+		return
+	}
+	b.WriteString(text)
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteString("\n")
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,91 @@
+//go:build linux
+
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+type bgWaitInput struct {
+	ID             string  `json:"id" jsonschema:"the task id, e.g. t4"`
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"how long to wait at most (default 60); the task keeps running after"`
+}
+
+const defaultWait = 60 * time.Second
+
+// bgWait polls the task's record: it is a file read, and its end is written
+// there (or found by reconciling a dead supervisor) before anything else.
+func (s *Server) bgWait(ctx context.Context, in bgWaitInput) toolResult {
+	t, bad := s.getTask(in.ID)
+	if bad != nil {
+		return *bad
+	}
+	if in.TimeoutSeconds < 0 {
+		return errorResult("timeout_seconds must be positive")
+	}
+	asked := time.Duration(in.TimeoutSeconds * float64(time.Second))
+	if asked == 0 {
+		asked = defaultWait
+	}
+	wait, _ := s.capWait(asked)
+	deadline := time.Now().Add(wait)
+	delay := 20 * time.Millisecond
+	for !t.State().Ended() {
+		if time.Now().After(deadline) {
+			return s.stillRunning(t, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return errorResult("bg_wait was cancelled; task %s keeps running", t.ID)
+		case <-time.After(min(delay, time.Until(deadline)+time.Millisecond)):
+		}
+		delay = min(delay*2, 250*time.Millisecond)
+		if t, bad = s.getTask(in.ID); bad != nil {
+			return *bad
+		}
+	}
+	return s.endedTaskResult(t)
+}
+
+func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult {
+	size, _ := logSize(t)
+	w, _ := logWindow(t, size)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
+		t.ID, commandLabel(t.Command), formatDuration(waited), formatDuration(t.Duration(time.Now())))
+	writeOutput(&b, lastLines(shapeOutput(w, s.limit, t.ID), 30))
+	b.WriteString(nextSteps(t.ID))
+	return toolResult{text: b.String()}
+}
+
+// endedTaskResult reports a task that has ended, from its record on disk.
+// A kill is an error result that starts with its reason, as for bash.
+func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
+	r := t.Result
+	size, _ := logSize(t)
+	w, err := logWindow(t, size)
+	if err != nil {
+		return errorResult("%v", err)
+	}
+	took := t.Duration(time.Now())
+	var b strings.Builder
+	isError := false
+	s.told.add(t.ID, endKind(r.State), "")
+	switch r.State {
+	case bgtasks.Killed:
+		isError = true
+		fmt.Fprintf(&b, "%s\nTask %s (%s) was killed after %s (exit %d). Output:\n", killedLine(r.Reason), t.ID, commandLabel(t.Command), formatDuration(took), r.ExitCode)
+	case bgtasks.Lost:
+		isError = true
+		fmt.Fprintf(&b, "⚠ Task %s (%s) was lost: %s. Output:\n", t.ID, commandLabel(t.Command), oneLine(r.Reason))
+	default:
+		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), describeResult(r), formatDuration(took))
+	}
+	writeOutput(&b, shapeOutput(w, s.limit, t.ID))
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
+}

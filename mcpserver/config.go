@@ -1,0 +1,50 @@
+package mcpserver
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor"
+)
+
+// Config is what a Server needs from its caller.
+type Config struct {
+	// Registry is the user's task registry.
+	Registry *bgtasks.Registry
+	// Consumer names this session's cursor in the event log. Empty picks a
+	// fresh name (DefaultConsumer); a harness that restarts the server and
+	// wants to keep its cursor passes the same name each time.
+	Consumer string
+	// NewSpec resolves a shell command and a directory ("" for the server's
+	// own) into a task spec, the way `hangdog run` does (settings layers,
+	// environment). The server then makes it non-interactive.
+	NewSpec func(command, cwd string, mode bgtasks.Mode) (supervisor.Spec, error)
+	// MaxWait caps how long any call blocks: a bash call still running then
+	// is detached (never killed), a bg_wait returns "still running". Zero
+	// means no cap. Set it below the client's own tool-call timeout.
+	MaxWait time.Duration
+	// OutputLimit is how much plain text of output a result may carry;
+	// zero means DefaultOutputLimit.
+	OutputLimit int
+	// Version is reported to clients; empty means "dev".
+	Version string
+	// Log receives the server's own problems (stderr for stdio servers);
+	// nil discards them.
+	Log io.Writer
+}
+
+// DefaultConsumer is the consumer name of a session started without one:
+// unique per process and start, and a valid consumer name.
+func DefaultConsumer() string {
+	return fmt.Sprintf("mcp-%d-%d", os.Getpid(), time.Now().UnixNano())
+}
+
+// Terminal size of an agent's commands. Nobody looks at the screen, so it is
+// roomy: programs that fit output to the width wrap less.
+const (
+	agentRows = 50
+	agentCols = 160
+)

@@ -1,0 +1,717 @@
+//go:build linux
+
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// hangdogBin is the real binary, built once: the MCP server and every
+// supervisor it starts are this binary, driven as a harness drives it.
+var hangdogBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hdmcp")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	hangdogBin = filepath.Join(dir, "hangdog")
+	build := exec.Command("go", "build", "-o", hangdogBin, "../cmd/hangdog")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		fmt.Fprintln(os.Stderr, "build hangdog:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is an isolated hangdog home and config for one test.
+type world struct {
+	t    testing.TB
+	home string
+	cfg  string
+	dir  string
+
+	extraEnv []string // for the next command only
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	// Unix socket paths are limited to 108 bytes: keep the home short.
+	root, err := os.MkdirTemp("", "hd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	w := &world{t: t, home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c"), dir: filepath.Join(root, "w")}
+	if err := os.Mkdir(w.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) environ() []string {
+	return append(os.Environ(), "HANGDOG_HOME="+w.home, "XDG_CONFIG_HOME="+w.cfg)
+}
+
+func (w *world) command(args ...string) *exec.Cmd {
+	c := exec.Command(hangdogBin, args...)
+	c.Env = w.environ()
+	c.Env = append(c.Env, w.extraEnv...)
+	c.Dir = w.dir
+	return c
+}
+
+func (w *world) registry() *bgtasks.Registry {
+	w.t.Helper()
+	reg, err := bgtasks.Open(w.home)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return reg
+}
+
+// connect starts `hangdog mcp` and connects the SDK's client to it over its
+// stdin and stdout.
+func (w *world) connect(args ...string) *mcp.ClientSession {
+	w.t.Helper()
+	return w.connectWith(nil, args...)
+}
+
+// connectWith is connect with extra environment for the server.
+func (w *world) connectWith(env []string, args ...string) *mcp.ClientSession {
+	w.t.Helper()
+	w.extraEnv = env
+	defer func() { w.extraEnv = nil }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command(append([]string{"mcp"}, args...)...)}, nil)
+	if err != nil {
+		w.t.Fatalf("connect to hangdog mcp: %v", err)
+	}
+	w.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// reply is a tool result split the way a model reads it: notifications
+// first (if any), then the result text.
+type reply struct {
+	notice  string
+	text    string
+	isError bool
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	return toReply(t, res)
+}
+
+func toReply(t *testing.T, res *mcp.CallToolResult) reply {
+	t.Helper()
+	var texts []string
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			t.Fatalf("content %T, want text", c)
+		}
+		texts = append(texts, tc.Text)
+	}
+	switch len(texts) {
+	case 1:
+		return reply{text: texts[0], isError: res.IsError}
+	case 2:
+		return reply{notice: texts[0], text: texts[1], isError: res.IsError}
+	}
+	t.Fatalf("%d content items, want 1 or 2: %q", len(texts), texts)
+	return reply{}
+}
+
+var taskIDRe = regexp.MustCompile(`\bt[0-9]+\b`)
+
+func taskIDIn(t *testing.T, text string) string {
+	t.Helper()
+	id := taskIDRe.FindString(text)
+	if id == "" {
+		t.Fatalf("no task id in %q", text)
+	}
+	return id
+}
+
+// waitFor polls until cond holds; the deadline only keeps a broken build
+// from hanging the suite.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// endEvent waits until the event log says task id ended, and returns it.
+func (w *world) endEvent(id string) bgtasks.Event {
+	w.t.Helper()
+	reg := w.registry()
+	var found bgtasks.Event
+	waitFor(w.t, "the end event of "+id, func() bool {
+		evs, err := reg.Events(0)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.TaskID == id && (e.Kind == bgtasks.EventExited || e.Kind == bgtasks.EventKilled) {
+				found = e
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// runningTask waits for a running task of this world and returns its id.
+func (w *world) runningTask() string {
+	w.t.Helper()
+	reg := w.registry()
+	var id string
+	waitFor(w.t, "a running task", func() bool {
+		tasks, err := reg.List()
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, t := range tasks {
+			if t.State() == bgtasks.Running {
+				id = t.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id
+}
+
+func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	init := cs.InitializeResult()
+	if !strings.Contains(init.Instructions, "bg_send") || !strings.Contains(init.Instructions, "re-run") {
+		t.Errorf("instructions do not explain prompts and kills: %q", init.Instructions)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"bash":      {"command", "cwd", "timeout_seconds", "run_in_background"},
+		"bg_tasks":  {},
+		"bg_logs":   {"id", "tail_lines", "since_offset"},
+		"bg_send":   {"id", "text"},
+		"bg_wait":   {"id", "timeout_seconds"},
+		"bg_kill":   {"id"},
+		"bg_detach": {"reason"},
+	}
+	got := map[string]bool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = true
+		if len(tool.Description) < 60 {
+			t.Errorf("%s: description too thin for a model: %q", tool.Name, tool.Description)
+		}
+		schema, _ := json.Marshal(tool.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range want[tool.Name] {
+			if s.Properties[p].Description == "" {
+				t.Errorf("%s: property %q missing or undescribed in %s", tool.Name, p, schema)
+			}
+		}
+	}
+	for name := range want {
+		if !got[name] {
+			t.Errorf("tool %s not listed", name)
+		}
+	}
+}
+
+func TestQuickCommandReturnsPlainOutputAndExitCode(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": `printf '\033[1;31mred\033[0m\n50%%\r100%%\n'; pwd; exit 3`})
+	if r.isError {
+		t.Fatalf("a non-zero exit is a result, not a tool error: %+v", r)
+	}
+	if !strings.HasPrefix(r.text, "Exit 3 after") {
+		t.Errorf("first line does not give the exit code: %q", r.text)
+	}
+	for _, want := range []string{"red\n", "100%\n", w.dir} {
+		if !strings.Contains(r.text, want) {
+			t.Errorf("output lacks %q: %q", want, r.text)
+		}
+	}
+	if strings.Contains(r.text, "\x1b") || strings.Contains(r.text, "50%") {
+		t.Errorf("escape codes or overwritten progress left in: %q", r.text)
+	}
+	r = call(t, cs, "bash", map[string]any{"command": "pwd", "cwd": "/"})
+	if !strings.Contains(r.text, "\n/") {
+		t.Errorf("cwd not honoured: %q", r.text)
+	}
+	r = call(t, cs, "bash", map[string]any{"command": "true", "cwd": "/no/such/dir"})
+	if !r.isError || !strings.Contains(r.text, "/no/such/dir") {
+		t.Errorf("bad cwd should be a tool error naming it: %+v", r)
+	}
+}
+
+// projectConfig writes the project's .hangdog.yaml, which the server's
+// bash calls load as `hangdog run` would.
+func (w *world) projectConfig(yaml string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.dir, ".hangdog.yaml"), []byte(yaml), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func TestPromptComesBackDetachedThenSendAndWait(t *testing.T) {
+	w := newWorld(t)
+	// Nobody can type into an agent's command: the watchdog hands a prompt
+	// back after inputWaitSec (shortened here) without any timeout.
+	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": `echo preparing; read -p 'Overwrite? [y/N] ' a; echo "answered $a"; exit 3`})
+	if r.isError || !strings.Contains(r.text, "still running") || !strings.Contains(r.text, "waiting for input") {
+		t.Fatalf("want a detach notice for a prompt, got %+v", r)
+	}
+	id := taskIDIn(t, r.text)
+	for _, want := range []string{"Overwrite? [y/N]", "preparing", "bg_send", "bg_logs", "bg_wait", "bg_kill"} {
+		if !strings.Contains(r.text, want) {
+			t.Errorf("detach notice lacks %q: %q", want, r.text)
+		}
+	}
+	r = call(t, cs, "bg_send", map[string]any{"id": id, "text": "y\n"})
+	if r.isError {
+		t.Fatalf("bg_send: %+v", r)
+	}
+	r = call(t, cs, "bg_wait", map[string]any{"id": id, "timeout_seconds": 30})
+	if r.isError || !strings.Contains(r.text, "exit 3") || !strings.Contains(r.text, "answered y") {
+		t.Fatalf("bg_wait should report exit 3 and the answer: %+v", r)
+	}
+}
+
+func TestExplicitTimeoutDetachesAndNeverKills(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": "echo working; sleep 60", "timeout_seconds": 1})
+	if r.isError || !strings.Contains(r.text, "timeout_seconds=1") || !strings.Contains(r.text, "working") {
+		t.Fatalf("want a detach notice naming the timeout, got %+v", r)
+	}
+	id := taskIDIn(t, r.text)
+	if st := w.state(id); st != bgtasks.Running {
+		t.Fatalf("task %s is %s after its timeout; it must keep running", id, st)
+	}
+	call(t, cs, "bg_kill", map[string]any{"id": id})
+}
+
+func TestWatchdogKillIsAnErrorStartingWithItsLine(t *testing.T) {
+	w := newWorld(t)
+	w.projectConfig("watchdog:\n  action: kill\n  firstCheckMin: 0.02\n")
+	cs := w.connect()
+	forced := w.connectWith([]string{"HANGDOG_WATCHDOG_FORCE_ACT=1"})
+	r := call(t, forced, "bash", map[string]any{"command": "echo started; sleep 60"})
+	if !r.isError || !strings.HasPrefix(r.text, "⚠ Killed by hangdog watchdog") {
+		t.Fatalf("want an error result starting with the watchdog's line, got %+v", r)
+	}
+	if !strings.Contains(r.text, "started") {
+		t.Errorf("output before the kill is missing: %q", r.text)
+	}
+	// The session that ran it is not told again; another session is.
+	if r := call(t, forced, "bg_tasks", nil); strings.Contains(r.notice, "killed") {
+		t.Errorf("own kill repeated as a notification: %q", r.notice)
+	}
+	if r := call(t, cs, "bg_tasks", nil); !strings.Contains(r.notice, "was killed") || !strings.Contains(r.notice, "⚠ Killed by hangdog watchdog") {
+		t.Errorf("the other session was not told of the kill: %q", r.notice)
+	}
+}
+
+func TestLongOutputIsCutInTheMiddleAndReadableWithAnOffset(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect("--output-limit", "3000")
+	r := call(t, cs, "bash", map[string]any{"command": "seq 1 20000"})
+	if !strings.Contains(r.text, "\n1\n") || !strings.HasSuffix(r.text, "\n20000") {
+		t.Fatalf("start or end missing: %q", r.text)
+	}
+	if len(r.text) > 4000 {
+		t.Errorf("result is %d bytes, limit 3000", len(r.text))
+	}
+	m := regexp.MustCompile(`left out here \(bytes (\d+)-(\d+) of the task's log\); read it with bg_logs \{"id": "(t\d+)", "since_offset": (\d+)\}`).FindStringSubmatch(r.text)
+	if m == nil {
+		t.Fatalf("no note on what was left out: %q", r.text)
+	}
+	from, _ := strconv.Atoi(m[1])
+	// The note sits between the last line shown and the first left out.
+	before := r.text[:strings.Index(r.text, "[…")]
+	lines := strings.Split(strings.TrimSpace(before), "\n")
+	lastShown, _ := strconv.Atoi(lines[len(lines)-1])
+	logs := call(t, cs, "bg_logs", map[string]any{"id": m[3], "since_offset": from})
+	body := logs.text[strings.Index(logs.text, "Bytes "):]
+	first := strings.Split(body, "\n")[1]
+	if first != strconv.Itoa(lastShown+1) {
+		t.Errorf("bg_logs from the offset starts at %q, want %d: %q", first, lastShown+1, logs.text)
+	}
+	if !strings.Contains(logs.text, `"since_offset": `) {
+		t.Errorf("bg_logs does not say where to continue: %q", logs.text)
+	}
+	tail := call(t, cs, "bg_logs", map[string]any{"id": m[3], "tail_lines": 3})
+	if !strings.HasSuffix(tail.text, "19998\n19999\n20000") {
+		t.Errorf("tail_lines 3: %q", tail.text)
+	}
+}
+
+func TestBackgroundCompletionIsPrependedExactlyOnce(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	// The task ends only when told to, so its end cannot ride on the result
+	// that started it.
+	marker := filepath.Join(w.dir, "go") // the command runs in w.dir
+	command := "while [ ! -e go ]; do sleep 0.05; done; echo finished-work; exit 4"
+	r := call(t, cs, "bash", map[string]any{"command": command, "run_in_background": true})
+	if r.isError || !strings.Contains(r.text, "Started task") {
+		t.Fatalf("background start: %+v", r)
+	}
+	id := taskIDIn(t, r.text)
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev := w.endEvent(id)
+
+	r = call(t, cs, "bg_tasks", nil)
+	want := fmt.Sprintf("#%d Background task %s (%s) finished: exit 4", ev.Seq, id, "`"+command+"`")
+	if !strings.Contains(r.notice, want) || !strings.Contains(r.notice, "finished-work") {
+		t.Fatalf("notice %q lacks %q and the last lines", r.notice, want)
+	}
+	if !strings.Contains(r.text, id) {
+		t.Errorf("the tool's own result is still there: %q", r.text)
+	}
+	r = call(t, cs, "bg_tasks", nil)
+	if r.notice != "" {
+		t.Errorf("event delivered twice: %q", r.notice)
+	}
+}
+
+// rawSession speaks JSON-RPC to `hangdog mcp` by hand, so a test can stop
+// reading its output at a chosen moment.
+type rawSession struct {
+	cmd *exec.Cmd
+	in  *os.File
+	out *bufio.Reader
+	rd  *os.File
+}
+
+func (w *world) rawSession(args ...string) *rawSession {
+	w.t.Helper()
+	c := w.command(append([]string{"mcp"}, args...)...)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	c.Stdin, c.Stdout = inR, outW
+	if err := c.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	s := &rawSession{cmd: c, in: inW, out: bufio.NewReader(outR), rd: outR}
+	w.t.Cleanup(func() {
+		s.in.Close()
+		s.rd.Close()
+		c.Process.Kill()
+		c.Wait()
+	})
+	s.send(w.t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if line, err := s.out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		w.t.Fatalf("initialize: %q %v", line, err)
+	}
+	s.send(w.t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *rawSession) send(t testing.TB, line string) {
+	t.Helper()
+	if _, err := s.in.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEventIsDeliveredAgainWhenTheServerDiesBeforeWritingIt(t *testing.T) {
+	w := newWorld(t)
+	const consumer = "harness-1"
+	first := w.rawSession("--consumer", consumer)
+
+	start := w.command("bg", "run", "--", "sh", "-c", "echo survived; exit 5")
+	out, err := start.Output()
+	if err != nil {
+		t.Fatalf("bg run: %v", err)
+	}
+	id := strings.TrimSpace(string(out))
+	ev := w.endEvent(id)
+
+	// The client stops reading; the server's write of the result that
+	// carries the event kills it (SIGPIPE), so that result is never written.
+	first.rd.Close()
+	first.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bg_tasks","arguments":{}}}`)
+	first.cmd.Wait()
+	if ws, ok := first.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGPIPE {
+		t.Fatalf("the server should have died writing the result (SIGPIPE), got %v", first.cmd.ProcessState)
+	}
+
+	cs := w.connect("--consumer", consumer)
+	r := call(t, cs, "bg_tasks", nil)
+	want := fmt.Sprintf("#%d Background task %s", ev.Seq, id)
+	if !strings.Contains(r.notice, want) {
+		t.Fatalf("after the crash, the event was lost: notice %q, want %q", r.notice, want)
+	}
+	r = call(t, cs, "bg_tasks", nil)
+	if r.notice != "" {
+		t.Errorf("event delivered twice after it was written: %q", r.notice)
+	}
+	cs.Close()
+
+	// A third start with the same consumer has nothing left to repeat.
+	cs = w.connect("--consumer", consumer)
+	if r := call(t, cs, "bg_tasks", nil); r.notice != "" {
+		t.Errorf("written event repeated after a clean restart: %q", r.notice)
+	}
+}
+
+func TestTwoSessionsEachGetEveryEventOnce(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.connect(), w.connect()
+	// Both have registered before the events happen; the tasks come from
+	// outside, so no earlier result of either session carries an event.
+	var ids []string
+	for i := range 2 {
+		out, err := w.command("bg", "run", "--", "echo", fmt.Sprintf("job%d", i)).Output()
+		if err != nil {
+			t.Fatalf("bg run: %v", err)
+		}
+		ids = append(ids, strings.TrimSpace(string(out)))
+	}
+	seqs := []int64{w.endEvent(ids[0]).Seq, w.endEvent(ids[1]).Seq}
+	for name, cs := range map[string]*mcp.ClientSession{"a": a, "b": b} {
+		r := call(t, cs, "bg_tasks", nil)
+		for i, seq := range seqs {
+			tag := fmt.Sprintf("#%d Background task %s", seq, ids[i])
+			if strings.Count(r.notice, tag) != 1 {
+				t.Errorf("session %s: want %q once in %q", name, tag, r.notice)
+			}
+		}
+		if r := call(t, cs, "bg_tasks", nil); r.notice != "" {
+			t.Errorf("session %s got events twice: %q", name, r.notice)
+		}
+	}
+}
+
+func TestKilledRunIsAnErrorStartingWithTheReason(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	done := make(chan reply, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo started; sleep 60"}})
+		if err != nil {
+			done <- reply{text: err.Error()}
+			return
+		}
+		done <- toReply(t, res)
+	}()
+	id := w.runningTask()
+	if out, err := w.command("bg", "kill", id).CombinedOutput(); err != nil {
+		t.Fatalf("bg kill: %v: %s", err, out)
+	}
+	r := <-done
+	if !r.isError || !strings.HasPrefix(r.text, "⚠ Killed") {
+		t.Fatalf("want an error result starting with the kill reason, got %+v", r)
+	}
+	if !strings.Contains(r.text, "started") {
+		t.Errorf("output before the kill is missing: %q", r.text)
+	}
+}
+
+func TestDetachAndMaxWaitReturnTheCallWithoutKilling(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect("--max-wait", "1s")
+	r := call(t, cs, "bash", map[string]any{"command": "echo waiting; sleep 60"})
+	if r.isError || !strings.Contains(r.text, "--max-wait") {
+		t.Fatalf("max-wait should detach the call: %+v", r)
+	}
+	id := taskIDIn(t, r.text)
+	if st := w.state(id); st != bgtasks.Running {
+		t.Fatalf("task %s is %s after the max-wait detach; it must keep running", id, st)
+	}
+	r = call(t, cs, "bg_wait", map[string]any{"id": id, "timeout_seconds": 30})
+	if r.isError || !strings.Contains(r.text, "still running") {
+		t.Errorf("bg_wait past max-wait should say still running: %+v", r)
+	}
+	r = call(t, cs, "bg_kill", map[string]any{"id": id})
+	if r.isError || !strings.Contains(r.text, "Stopped task "+id) {
+		t.Fatalf("bg_kill: %+v", r)
+	}
+	if st := w.state(id); st != bgtasks.Killed {
+		t.Errorf("after bg_kill the task is %s", st)
+	}
+	// The kill was reported by bg_kill itself, not again as news.
+	if r := call(t, cs, "bg_tasks", nil); strings.Contains(r.notice, id+" ") {
+		t.Errorf("own kill repeated as a notification: %q", r.notice)
+	}
+}
+
+func TestBgDetachReturnsTheRunningBashCall(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	r := call(t, cs, "bg_detach", nil)
+	if !r.isError {
+		t.Errorf("bg_detach with nothing running should be an error: %+v", r)
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo serving; sleep 60"}})
+		if err != nil {
+			done <- reply{text: err.Error()}
+			return
+		}
+		done <- toReply(t, res)
+	}()
+	id := w.runningTask()
+	r = call(t, cs, "bg_detach", map[string]any{"reason": "server is up"})
+	if r.isError || !strings.Contains(r.text, id) {
+		t.Fatalf("bg_detach: %+v", r)
+	}
+	bash := <-done
+	if bash.isError || !strings.Contains(bash.text, "server is up") || !strings.Contains(bash.text, "serving") {
+		t.Fatalf("the bash call should return detached with the reason and output: %+v", bash)
+	}
+	call(t, cs, "bg_kill", map[string]any{"id": id})
+}
+
+func TestUnknownTaskIsAToolErrorNamingBgTasks(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	for _, tool := range []string{"bg_logs", "bg_wait", "bg_kill"} {
+		r := call(t, cs, tool, map[string]any{"id": "t999"})
+		if !r.isError || !strings.Contains(r.text, "bg_tasks") {
+			t.Errorf("%s t999: %+v", tool, r)
+		}
+	}
+}
+
+func (w *world) state(id string) bgtasks.State {
+	w.t.Helper()
+	task, err := w.registry().Get(id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return task.State()
+}
+
+// BenchmarkBashTrueOverhead compares a bash tool call of `true` through the
+// MCP server with `hangdog run -- true` from a shell, one of each per
+// iteration, and reports both medians and the difference. Run it with
+// -benchtime=200x for the figure in the README.
+func BenchmarkBashTrueOverhead(b *testing.B) {
+	w := newWorld(b)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command("mcp")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	viaMCP := make([]time.Duration, 0, b.N)
+	viaRun := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
+		if err != nil || res.IsError {
+			b.Fatalf("bash true: %v %+v", err, res)
+		}
+		viaMCP = append(viaMCP, time.Since(start))
+
+		start = time.Now()
+		if out, err := w.command("run", "--", "true").CombinedOutput(); err != nil {
+			b.Fatalf("hangdog run -- true: %v: %s", err, out)
+		}
+		viaRun = append(viaRun, time.Since(start))
+	}
+	b.StopTimer()
+	mMCP, mRun := median(viaMCP), median(viaRun)
+	b.ReportMetric(ms(mMCP), "mcp-median-ms")
+	b.ReportMetric(ms(mRun), "run-median-ms")
+	b.ReportMetric(ms(mMCP-mRun), "overhead-ms")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func TestCancelledCallStopsItsCommand(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 60"}})
+		done <- err
+	}()
+	id := w.runningTask()
+	cancel() // as a person pressing Esc in the client: the call is abandoned
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled call returned no error to the client")
+	}
+	// A foreground call's command belongs to its caller: it is stopped.
+	waitFor(t, "the cancelled command to stop", func() bool { return w.state(id).Ended() })
+	// The session is still usable.
+	if r := call(t, cs, "bash", map[string]any{"command": "echo still-here"}); !strings.Contains(r.text, "still-here") {
+		t.Errorf("after a cancel: %+v", r)
+	}
+}

@@ -1,0 +1,92 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+)
+
+// formatDuration says how long something took the way a person would:
+// "40 ms", "4.2 s", "45 s", "3 min 32 s", "2 h 5 min".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	case d < 2*time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// commandLabel is a command as quoted in one line of text: control bytes
+// gone, whitespace folded, cut to a length a reader can take in.
+func commandLabel(cmd string) string {
+	cmd = strings.Join(strings.Fields(termtext.Plain([]byte(cmd))), " ")
+	cmd = strings.ReplaceAll(cmd, "`", "'")
+	const limit = 80
+	if utf8.RuneCountInString(cmd) > limit {
+		r := []rune(cmd)
+		cmd = string(r[:limit-1]) + "…"
+	}
+	return "`" + cmd + "`"
+}
+
+// describeResult says how an ended task ended: "exit 1", "ended by SIGSEGV
+// (exit 139)", "killed (exit 143)", "lost".
+func describeResult(r *bgtasks.Result) string {
+	switch {
+	case r == nil:
+		return "running"
+	case r.State == bgtasks.Lost:
+		return "lost"
+	case r.State == bgtasks.Killed:
+		return fmt.Sprintf("killed (exit %d)", r.ExitCode)
+	case r.Signal != "":
+		return fmt.Sprintf("ended by %s (exit %d)", r.Signal, r.ExitCode)
+	}
+	return fmt.Sprintf("exit %d", r.ExitCode)
+}
+
+// killedLine is the first line of a killed run's error result: the reason
+// as hangdog recorded it (the watchdog's starts with "⚠ Killed by hangdog
+// watchdog"), marked the same way when it came from elsewhere.
+func killedLine(reason string) string {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		reason = "killed by hangdog"
+	}
+	if strings.HasPrefix(reason, "⚠") {
+		return reason
+	}
+	return "⚠ Killed: " + reason
+}
+
+// indent prefixes each line of text, for quoted output inside a notice.
+func indent(text, prefix string) string {
+	if text == "" {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// nextSteps tells the model what it can do with a task that is still
+// running, with calls it can copy.
+func nextSteps(id string) string {
+	return fmt.Sprintf("It keeps running. Next: read new output with bg_logs {\"id\": %q}; answer a prompt with bg_send {\"id\": %q, \"text\": \"y\\n\"}; "+
+		"wait for it with bg_wait {\"id\": %q, \"timeout_seconds\": 60}; stop it with bg_kill {\"id\": %q}. "+
+		"Its end is also reported at the top of a later tool result.", id, id, id, id)
+}

@@ -1,0 +1,126 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+)
+
+// noticeTailLines and noticeLineWidth bound the output quoted in one
+// notification: enough to see how a command ended, not a log dump.
+const (
+	noticeTailLines = 6
+	noticeLineWidth = 240
+)
+
+// toldSet remembers what this session already told the model in a tool
+// result (its bash call came back detached, its bg_wait saw the exit), so
+// the same news does not come again as a notification.
+type toldSet struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newToldSet() *toldSet { return &toldSet{seen: map[string]bool{}} }
+
+func toldKey(taskID, kind, reason string) string {
+	if kind != bgtasks.EventWarning {
+		reason = "" // one end, one detach per task; warnings differ by text
+	}
+	return taskID + "\x00" + kind + "\x00" + reason
+}
+
+func (t *toldSet) add(taskID, kind, reason string) {
+	t.mu.Lock()
+	t.seen[toldKey(taskID, kind, reason)] = true
+	t.mu.Unlock()
+}
+
+func (t *toldSet) has(e bgtasks.Event) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seen[toldKey(e.TaskID, e.Kind, e.Reason)]
+}
+
+// noticeBlock renders the events for the top of a tool result, or "" when
+// there is nothing to say.
+func noticeBlock(evs []bgtasks.Event) string {
+	if len(evs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(evs) == 1 {
+		b.WriteString("hangdog notification (background work changed since your last tool call; each event is reported once, #N is its id):\n")
+	} else {
+		fmt.Fprintf(&b, "hangdog notifications (%d events since your last tool call; each is reported once, #N is its id):\n", len(evs))
+	}
+	for _, e := range evs {
+		b.WriteString(noticeLine(e))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// noticeLine is one event as a sentence for the model, with the last lines
+// of the task's output where they help.
+func noticeLine(e bgtasks.Event) string {
+	cmd := commandLabel(e.Command)
+	took := formatDuration(time.Duration(e.DurationMS) * time.Millisecond)
+	reason := oneLine(e.Reason)
+	var s string
+	switch e.Kind {
+	case bgtasks.EventExited:
+		how := "finished"
+		switch {
+		case e.Signal != "":
+			how = fmt.Sprintf("ended by %s", e.Signal)
+			if e.ExitCode != nil {
+				how += fmt.Sprintf(" (exit %d)", *e.ExitCode)
+			}
+		case e.ExitCode != nil:
+			how = fmt.Sprintf("finished: exit %d", *e.ExitCode)
+		}
+		s = fmt.Sprintf("#%d Background task %s (%s) %s after %s.", e.Seq, e.TaskID, cmd, how, took)
+	case bgtasks.EventKilled:
+		s = fmt.Sprintf("#%d Task %s (%s) was killed after %s: %s", e.Seq, e.TaskID, cmd, took, reason)
+		if !strings.Contains(reason, "re-run") {
+			s += " Do not blindly re-run it; find out why first."
+		}
+	case bgtasks.EventDetached:
+		reason = strings.TrimRight(reason, ".")
+		s = fmt.Sprintf("#%d Task %s (%s) was moved to the background after %s: %s. It keeps running; use bg_logs, bg_send, bg_wait or bg_kill with its id.", e.Seq, e.TaskID, cmd, took, reason)
+	case bgtasks.EventWarning:
+		s = fmt.Sprintf("#%d Warning about task %s (%s): %s", e.Seq, e.TaskID, cmd, reason)
+	case bgtasks.EventLost:
+		s = fmt.Sprintf("#%d Task %s (%s) was lost: %s. Its output is kept: bg_logs {\"id\": %q}.", e.Seq, e.TaskID, cmd, reason, e.TaskID)
+	default:
+		s = fmt.Sprintf("#%d Task %s (%s): %s %s", e.Seq, e.TaskID, cmd, oneLine(e.Kind), reason)
+	}
+	if tail := quoteTail(e.Tail); tail != "" && e.Kind != bgtasks.EventWarning {
+		s += " Last lines:\n" + tail
+	}
+	return s
+}
+
+// quoteTail is the end of a task's output, indented, each line cut to a
+// readable width. The event log is a file anyone of this user can write,
+// so its text is made plain again.
+func quoteTail(tail string) string {
+	tail = strings.TrimRight(termtext.Plain([]byte(tail)), "\n ")
+	if strings.TrimSpace(tail) == "" {
+		return ""
+	}
+	lines := strings.Split(lastLines(tail, noticeTailLines), "\n")
+	for i, l := range lines {
+		lines[i] = truncateText(l, noticeLineWidth)
+	}
+	return indent(strings.Join(lines, "\n"), "    ")
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(termtext.Plain([]byte(s))), " ")
+}
