@@ -41,8 +41,9 @@ func (f *taskFlags) register(cmd *cobra.Command) {
 
 type runFlags struct {
 	taskFlags
-	json      bool
-	tailBytes int
+	json        bool
+	tailBytes   int
+	detachAfter time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -67,6 +68,7 @@ belongs to its caller.`,
 		Example: `  hangdog run -- make test
   hangdog run 'npm install && npm test'
   hangdog run --json -- go test ./...      # one JSON object on stdout, for harnesses
+  hangdog run --detach-after 100s -- make  # hand it back before a 2-minute tool timeout
   hangdog run --cwd ~/src/app --set watchdog.action=kill -- ./flaky.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -80,6 +82,7 @@ belongs to its caller.`,
 	f.register(cmd)
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object when the run ends (status, exit_code, signal, task_id, duration_ms, output, reason) instead of streaming output")
 	cmd.Flags().IntVar(&f.tailBytes, "tail-bytes", 32<<10, "with --json: how many bytes of the output's end to include")
+	cmd.Flags().DurationVar(&f.detachAfter, "detach-after", 0, "move the command to the background if it is still running after this long (it is never killed for time); set it below your harness's own tool timeout")
 	return cmd
 }
 
@@ -212,6 +215,11 @@ func runForeground(ctx context.Context, spec supervisor.Spec, f runFlags) error 
 		}
 	}()
 
+	if f.detachAfter > 0 {
+		timer := time.AfterFunc(f.detachAfter, func() { detachRun(reg, link.TaskID, f.detachAfter) })
+		defer timer.Stop()
+	}
+
 	tail := tailbuf.New(max(f.tailBytes, 0))
 	var out io.Writer = os.Stdout
 	if f.json {
@@ -276,6 +284,18 @@ func runForeground(ctx context.Context, spec supervisor.Spec, f runFlags) error 
 			return exitCode(code)
 		}
 	}
+}
+
+// detachRun moves a run that outlived --detach-after to the background. A
+// failure means the run is ending anyway, so there is nothing to report.
+func detachRun(reg *bgtasks.Registry, id string, after time.Duration) {
+	t, err := reg.Get(id)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	supervisor.DetachTask(ctx, t, fmt.Sprintf("still running after --detach-after %s", after))
 }
 
 // lostRun reports a run whose supervisor vanished: the record on disk says

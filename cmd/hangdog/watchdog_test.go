@@ -115,3 +115,17 @@ func TestDeadlockIsKilledWithTheEvidence(t *testing.T) {
 		}
 	}
 }
+
+func TestDetachAfterHandsBackALongRun(t *testing.T) {
+	e := newEnv(t)
+	rep, r := runJSON(t, e, "--detach-after", "1s", "--set", "watchdog.enabled=false", "sleep 2; echo finished")
+	if rep.Status != "detached" || r.code != 0 || !strings.Contains(rep.Reason, "--detach-after 1s") {
+		t.Fatalf("report %+v exit %d, want detached naming --detach-after", rep, r.code)
+	}
+	if w := e.run("bg", "wait", rep.TaskID, "--timeout", "10s"); w.code != 0 {
+		t.Fatalf("the detached run did not finish by itself: exit %d", w.code)
+	}
+	if l := e.run("bg", "logs", rep.TaskID); !strings.Contains(l.stdout, "finished") {
+		t.Errorf("logs %q lack the end of the run", l.stdout)
+	}
+}

@@ -108,7 +108,7 @@ func (w inputWait) describe() string {
 	prog := quote(w.program, 30)
 	switch w.kind {
 	case InputPrompt:
-		return "last line " + quote(w.line, 160) + " (`hangdog bg send` can answer it)"
+		return "last line " + quote(w.line, 160) + " (sending the task input answers it)"
 	case InputSecret:
 		s := "password prompt"
 		if strings.TrimSpace(w.line) != "" {
@@ -116,7 +116,7 @@ func (w inputWait) describe() string {
 		}
 		return s + " (echo is off; it wants a secret)"
 	case InputPager:
-		return "pager " + prog + " is showing output (`hangdog bg send` of q quits it)"
+		return "pager " + prog + " is showing output (sending the task q quits it)"
 	case InputEditor:
 		return "editor " + prog + " is open and waiting for keys"
 	case InputScreen:

@@ -24,7 +24,7 @@ func TestInputTrigger(t *testing.T) {
 				{at: 31 * sec, fast: true, out: promptAt(30*sec, "Overwrite? [y/N] "), tree: line,
 					want: want{status: "waiting", inputKind: InputPrompt}},
 				{at: 40 * sec, fast: true, tree: line, want: want{act: true, trigger: TriggerInput, action: ActionBackground, inputKind: InputPrompt,
-					reason: "waiting for input: last line `Overwrite? [y/N] ` (`hangdog bg send` can answer it)"}},
+					reason: "waiting for input: last line `Overwrite? [y/N] ` (sending the task input answers it)"}},
 				{at: 45 * sec, fast: true, tree: line, want: want{status: "waiting"}},
 			},
 		},

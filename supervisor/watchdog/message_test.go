@@ -32,8 +32,8 @@ func TestKillMessage(t *testing.T) {
 		{
 			name: "input", elapsed: 41 * time.Second, since: 11 * time.Second,
 			d: Decision{Status: "waiting", Confidence: 0.97, Trigger: TriggerInput, InputKind: InputPrompt,
-				Reason: "waiting for input: last line `Overwrite? [y/N] ` (`hangdog bg send` can answer it)"},
-			want: "⚠ Killed by hangdog watchdog after 41s: waiting for input: last line `Overwrite? [y/N] ` (`hangdog bg send` can answer it) — no new output for 11s. " +
+				Reason: "waiting for input: last line `Overwrite? [y/N] ` (sending the task input answers it)"},
+			want: "⚠ Killed by hangdog watchdog after 41s: waiting for input: last line `Overwrite? [y/N] ` (sending the task input answers it) — no new output for 11s. " +
 				"It was waiting for input nobody here can give; do not re-run it the same way: answer it non-interactively (a flag such as --yes, or the answer on stdin).",
 		},
 		{
