@@ -117,7 +117,14 @@ def pre_tool_use(data):
             # Without hangdog installed, a rewrite would break every call.
             and shutil.which(HANGDOG) is not None)
     if wrap:
-        tool_input["command"] = f"{shlex.quote(HANGDOG)} run -- {shlex.quote(command)}"
+        # Hand the call back before Claude Code's own tool timeout (2 min
+        # unless the call sets one) would kill hangdog and the command with it.
+        try:
+            limit_s = int(tool_input.get("timeout") or 120000) / 1000
+        except (TypeError, ValueError):
+            limit_s = 120
+        detach_s = max(5, int(limit_s) - 10)
+        tool_input["command"] = f"{shlex.quote(HANGDOG)} run --detach-after {detach_s}s -- {shlex.quote(command)}"
         out["updatedInput"] = tool_input
         decision = permission_decision(data)
         if decision:
