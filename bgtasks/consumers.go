@@ -117,3 +117,17 @@ func (r *Registry) MarkDelivered(consumer string, seq int64) error {
 	}
 	return nil
 }
+
+// ForgetConsumer removes a consumer's cursor: a session that named itself
+// afresh (an MCP session without --consumer) calls it when it ends cleanly,
+// since nobody will ever ask for that name again.
+func (r *Registry) ForgetConsumer(consumer string) error {
+	path, err := r.cursorPath(consumer)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("forget event consumer %s: %w", consumer, err)
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ type Server struct {
 	deliveries *deliveries
 	told       *toldSet
 	limit      int
+	ephemeral  bool // the consumer name was made up for this session
 
 	directCalls atomic.Int64 // numbers calls that bypass Run's connection
 
@@ -39,7 +40,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil || cfg.NewSpec == nil {
 		return nil, errors.New("mcpserver: Config needs a Registry and NewSpec")
 	}
-	if cfg.Consumer == "" {
+	ephemeral := cfg.Consumer == ""
+	if ephemeral {
 		cfg.Consumer = DefaultConsumer()
 	}
 	if cfg.Log == nil {
@@ -51,6 +53,7 @@ func New(cfg Config) (*Server, error) {
 		deliveries: newDeliveries(cfg.Registry, cfg.Consumer),
 		told:       newToldSet(),
 		limit:      cfg.OutputLimit,
+		ephemeral:  ephemeral,
 		foreground: map[string]time.Time{},
 	}
 	if s.limit <= 0 {
@@ -74,7 +77,14 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // Tool calls still running then are cancelled: their commands are stopped,
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	if s.ephemeral {
+		// A fresh name is never asked for again; its cursor would only pile up.
+		if ferr := s.reg.ForgetConsumer(s.cfg.Consumer); ferr != nil {
+			s.logError(ferr)
+		}
+	}
+	return err
 }
 
 func (s *Server) logError(err error) {
