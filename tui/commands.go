@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/hangdog/hangdog/tui/settingsview"
+)
+
+// slash runs one of the shell's own commands.
+func (m *Model) slash(line string) tea.Cmd {
+	name, rest := parseSlash(line)
+	cmd, ok := findSlash(name)
+	if !ok {
+		m.setNotice(fmt.Sprintf("unknown command %s; /help lists them", clip(name, 30)), true)
+		return nil
+	}
+	id, text, _ := strings.Cut(rest, " ")
+	if cmd.takes == argTask && id == "" {
+		m.setNotice("usage: "+cmd.name+" "+cmd.args, true)
+		return nil
+	}
+	switch cmd.name {
+	case "/bg-detach":
+		reason := rest
+		if reason == "" {
+			reason = "detached with /bg-detach"
+		}
+		return m.detach(reason)
+	case "/bg":
+		return m.openTasks()
+	case "/logs":
+		return m.openLog(id, viewShell)
+	case "/kill":
+		return m.kill(id)
+	case "/send":
+		return m.send(id, strings.TrimSpace(text))
+	case "/settings":
+		m.settings = settingsview.New(settingsview.Options{Dir: m.cwd, UserFile: m.opts.UserFile})
+		sm, _ := m.settings.Update(tea.WindowSizeMsg{Width: m.width, Height: m.height})
+		m.settings = sm.(settingsview.Model)
+		m.view = viewSettings
+	case "/log":
+		return m.openDebugLog()
+	case "/clear":
+		m.out.reset()
+		m.scroll = 0
+	case "/help":
+		m.help()
+	case "/quit":
+		return m.quit()
+	}
+	return nil
+}
+
+func (m *Model) help() {
+	m.out.line(styleTitle.Render("hangdog shell") + styleMuted.Render(" — commands run supervised; a stuck one can go to the background"))
+	for _, c := range slashCommands {
+		m.out.line(fmt.Sprintf("  %-22s %s", c.name+" "+c.args, styleMuted.Render(c.help)))
+	}
+	for _, k := range [][2]string{
+		{"Ctrl+C", "interrupt the command (twice within a second: kill it)"},
+		{"Ctrl+B", "move the running command, or a full-screen program, to the background"},
+		{"Ctrl+D", "end of input for the command; on an empty prompt with nothing running: quit"},
+		{"↑/↓, Tab", "history; complete a /command or task id"},
+		{"PgUp/PgDn", "scroll the output"},
+	} {
+		m.out.line(fmt.Sprintf("  %-22s %s", k[0], styleMuted.Render(k[1])))
+	}
+	m.out.line(styleMuted.Render("  while a command runs, a line not starting with / is typed into it"))
+}

@@ -1,0 +1,360 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"github.com/hangdog/hangdog/internal/keys"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/tui/screen"
+)
+
+// tasksView is /bg: the task list, with a log, a line to send, or a kill
+// one key away.
+type tasksView struct {
+	tasks   []*bgtasks.Task
+	sel     int
+	err     string
+	confirm string // id awaiting a kill confirmation
+	status  string
+}
+
+type tasksListMsg struct {
+	tasks []*bgtasks.Task
+	err   error
+}
+
+func (v *tasksView) refresh(reg *bgtasks.Registry) tea.Cmd {
+	return func() tea.Msg {
+		tasks, err := reg.List()
+		return tasksListMsg{tasks: tasks, err: err}
+	}
+}
+
+func (v *tasksView) update(msg tasksListMsg) {
+	if msg.err != nil {
+		v.err = msg.err.Error()
+		return
+	}
+	var keep string
+	if v.sel < len(v.tasks) {
+		keep = v.tasks[v.sel].ID
+	}
+	v.tasks, v.err = msg.tasks, ""
+	v.sel = 0
+	for i, t := range v.tasks {
+		if t.ID == keep {
+			v.sel = i
+		}
+	}
+}
+
+func (v *tasksView) selected() *bgtasks.Task {
+	if v.sel < len(v.tasks) {
+		return v.tasks[v.sel]
+	}
+	return nil
+}
+
+func (v *tasksView) view(width, height int, bar string) string {
+	var b strings.Builder
+	b.WriteString(styleTitle.Render("background tasks") + styleMuted.Render("  ↑↓ select · enter log · s send a line · x kill · r refresh · esc back") + "\n")
+	b.WriteString(styleHeaderRow.Render(fmt.Sprintf("  %-6s %-9s %-10s %-8s %s", "ID", "STATE", "MODE", "AGE", "COMMAND")) + "\n")
+	rows := max(height-5, 1)
+	start := max(0, min(v.sel-rows/2, len(v.tasks)-rows))
+	for i := start; i < len(v.tasks) && i < start+rows; i++ {
+		t := v.tasks[i]
+		age := time.Since(t.Started)
+		if t.Result != nil {
+			age = t.Result.Ended.Sub(t.Started)
+		}
+		state := string(t.State())
+		if t.Result != nil && t.Result.State == bgtasks.Exited {
+			state = fmt.Sprintf("exit %d", t.Result.ExitCode)
+		}
+		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), oneLine(t.Command))
+		line = clip(line, max(width-2, 10))
+		if i == v.sel {
+			b.WriteString(styleSelected.Render("▶ "+line) + "\n")
+		} else {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	if len(v.tasks) == 0 {
+		b.WriteString(styleMuted.Render("  no tasks yet; a command detached with Ctrl+B or /bg-detach shows up here") + "\n")
+	}
+	used := strings.Count(b.String(), "\n")
+	for ; used < height-2; used++ {
+		b.WriteByte('\n')
+	}
+	switch {
+	case v.err != "":
+		b.WriteString(styleBad.Render(clip(oneLine(v.err), width)))
+	case v.confirm != "":
+		b.WriteString(styleWarn.Render("kill " + v.confirm + " and everything it started? y/n"))
+	default:
+		b.WriteString(styleMuted.Render(clip(oneLine(v.status), width)))
+	}
+	return b.String() + "\n" + bar
+}
+
+func (m *Model) openTasks() tea.Cmd {
+	m.view = viewTasks
+	m.bgNew = 0
+	m.tasks.confirm, m.tasks.status = "", ""
+	return m.tasks.refresh(m.reg)
+}
+
+func (m *Model) tasksKey(k tea.KeyMsg) tea.Cmd {
+	v := &m.tasks
+	if v.confirm != "" {
+		id := v.confirm
+		v.confirm = ""
+		if keyName(k) == "y" {
+			v.status = "killing " + id + "…"
+			return m.kill(id)
+		}
+		return nil
+	}
+	switch keyName(k) {
+	case "up", "k":
+		v.sel = max(v.sel-1, 0)
+	case "down", "j":
+		v.sel = min(v.sel+1, max(len(v.tasks)-1, 0))
+	case "enter", "l":
+		if t := v.selected(); t != nil {
+			return m.openLog(t.ID, viewTasks)
+		}
+	case "s":
+		if t := v.selected(); t != nil {
+			m.view = viewShell
+			m.input.SetValue("/send " + t.ID + " ")
+			m.input.CursorEnd()
+		}
+	case "x":
+		if t := v.selected(); t != nil {
+			v.confirm = t.ID
+		}
+	case "r":
+		return v.refresh(m.reg)
+	case "esc", "q", "ctrl+c":
+		m.view = viewShell
+	}
+	return nil
+}
+
+// logView follows a file: a task's output or the debug log.
+type logView struct {
+	title  string
+	taskID string
+	path   string
+	scr    *screen.Screen
+	offset int64
+	scroll int
+	state  string
+	err    string
+	back   viewKind
+	gen    int // which opening of the view a read belongs to
+}
+
+type logChunkMsg struct {
+	gen    int
+	data   []byte
+	offset int64
+	state  string
+	err    error
+}
+
+// logStart is how much of an existing log is shown when the view opens.
+const logStart = 256 << 10
+
+func (m *Model) openLog(id string, back viewKind) tea.Cmd {
+	t, err := m.reg.Get(id)
+	if err != nil {
+		m.setNotice(err.Error(), true)
+		return nil
+	}
+	m.logv = logView{title: id + " · " + oneLine(t.Command), taskID: id, path: t.OutputPath(), scr: screen.New(screen.DefaultLines),
+		offset: -1, back: back, gen: m.logv.gen + 1}
+	m.view = viewLog
+	return m.logv.read(m.reg)
+}
+
+func (m *Model) openDebugLog() tea.Cmd {
+	m.logv = logView{title: "debug log · " + m.opts.DebugLog, path: m.opts.DebugLog, scr: screen.New(screen.DefaultLines),
+		offset: -1, back: viewShell, gen: m.logv.gen + 1}
+	m.view = viewLog
+	return m.logv.read(m.reg)
+}
+
+// read fetches what the file gained since the last read.
+func (v *logView) read(reg *bgtasks.Registry) tea.Cmd {
+	path, offset, gen, id := v.path, v.offset, v.gen, v.taskID
+	return func() tea.Msg {
+		msg := logChunkMsg{gen: gen, offset: offset}
+		if id != "" {
+			if t, err := reg.Get(id); err == nil {
+				msg.state = string(t.State())
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		defer f.Close()
+		if msg.offset < 0 {
+			msg.offset = 0
+			if st, err := f.Stat(); err == nil && st.Size() > logStart {
+				msg.offset = st.Size() - logStart
+			}
+		}
+		buf := make([]byte, 1<<20)
+		n, err := f.ReadAt(buf, msg.offset)
+		if err != nil && err != io.EOF {
+			msg.err = err
+		}
+		msg.data = buf[:n]
+		msg.offset += int64(n)
+		return msg
+	}
+}
+
+// logPoll is how often a followed log is read.
+const logPoll = 250 * time.Millisecond
+
+func (v *logView) update(msg logChunkMsg, reg *bgtasks.Registry) tea.Cmd {
+	if msg.gen != v.gen {
+		return nil // a read for a view since closed
+	}
+	v.offset = msg.offset
+	if msg.state != "" {
+		v.state = msg.state
+	}
+	v.err = ""
+	if msg.err != nil {
+		v.err = msg.err.Error()
+		if os.IsNotExist(msg.err) && v.taskID == "" {
+			v.err = "no debug log yet at " + v.path + "; set watchdog.debug to true (/settings) to record one line per check"
+		}
+	}
+	for p := msg.data; len(p) > 0; {
+		n, _ := v.scr.Write(p) // a full-screen program's output is shown as text here
+		p = p[n:]
+	}
+	gen := v.gen
+	return tea.Tick(logPoll, func(time.Time) tea.Msg { return logTickMsg{gen: gen} })
+}
+
+type logTickMsg struct{ gen int }
+
+func (v *logView) view(width, height int, bar string) string {
+	head := styleTitle.Render(clip(v.title, max(width-40, 10)))
+	if v.state != "" {
+		head += styleMuted.Render(" · " + v.state)
+	}
+	hint := " · esc back · PgUp/PgDn"
+	if v.taskID != "" {
+		hint += " · s send · x kill"
+	}
+	head += styleMuted.Render(hint)
+	rows, scroll := v.scr.Render(screen.RenderOptions{Width: max(width, 1), Height: max(height-3, 1), Scroll: v.scroll, NoColor: noColor})
+	v.scroll = scroll
+	foot := ""
+	if v.err != "" {
+		foot = styleBad.Render(clip(oneLine(v.err), width))
+	}
+	return head + "\n" + strings.Join(rows, "\n") + "\n" + foot + "\n" + bar
+}
+
+func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
+	v := &m.logv
+	page := max(m.height-4, 1)
+	switch keyName(k) {
+	case "esc", "q", "ctrl+c":
+		m.view = v.back
+		v.gen++ // stop following
+		if m.view == viewTasks {
+			return m.tasks.refresh(m.reg)
+		}
+	case "pgup", "up", "k":
+		step := 1
+		if k.String() == "pgup" {
+			step = page
+		}
+		v.scroll += step
+	case "pgdown", "down", "j":
+		step := 1
+		if k.String() == "pgdown" {
+			step = page
+		}
+		v.scroll = max(0, v.scroll-step)
+	case "end", "G":
+		v.scroll = 0
+	case "s":
+		if v.taskID != "" {
+			m.view = viewShell
+			m.input.SetValue("/send " + v.taskID + " ")
+			m.input.CursorEnd()
+		}
+	case "x":
+		if v.taskID != "" {
+			return m.kill(v.taskID)
+		}
+	}
+	return nil
+}
+
+// kill stops a task from the shell (SIGTERM, then SIGKILL after 5 s).
+func (m *Model) kill(id string) tea.Cmd {
+	reg := m.reg
+	return func() tea.Msg {
+		t, err := reg.Get(id)
+		if err != nil {
+			return noticeMsg{text: err.Error(), bad: true}
+		}
+		if t.State().Ended() {
+			return noticeMsg{text: id + " has already ended (" + string(t.State()) + ")", bad: true}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+		defer cancel()
+		res, err := supervisor.KillTask(ctx, t, syscall.SIGTERM, 5*time.Second, "killed from the hangdog shell")
+		if err != nil {
+			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
+		}
+		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)}
+	}
+}
+
+// send types text and Enter into a task's terminal.
+func (m *Model) send(id, text string) tea.Cmd {
+	reg := m.reg
+	data, err := keys.Unescape(text)
+	if err != nil {
+		return func() tea.Msg { return noticeMsg{text: err.Error(), bad: true} }
+	}
+	data = append(data, '\r')
+	return func() tea.Msg {
+		t, err := reg.Get(id)
+		if err != nil {
+			return noticeMsg{text: err.Error(), bad: true}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := supervisor.SendInput(ctx, t, data); err != nil {
+			return noticeMsg{text: fmt.Sprintf("send to %s: %v", id, err), bad: true}
+		}
+		return noticeMsg{text: fmt.Sprintf("sent %d bytes to %s", len(data), id)}
+	}
+}
+
+func lipglossWidth(s string) int { return lipgloss.Width(s) }
