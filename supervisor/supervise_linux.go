@@ -175,6 +175,7 @@ func (s *supervisor) run() int {
 		}()
 	}
 	s.recordRunning()
+	trimImage()
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
