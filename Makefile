@@ -5,8 +5,9 @@ BIN      := bin/hangdog
 
 .PHONY: build install test test-short vet bench bench-judge clean
 
+# Static (no cgo): no dynamic loader at every start of hangdog and its supervisors.
 build:
-	$(GO) build -o $(BIN) ./cmd/hangdog
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/hangdog
 
 # Installs hangdog into $(PREFIX)/bin (default ~/.local/bin; make sure it is on PATH).
 install: build

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,12 +34,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	hangdogBin = filepath.Join(dir, "hangdog")
-	build := exec.Command("go", "build", "-o", hangdogBin, "../cmd/hangdog")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if hangdogBin, err = testbin.Build(dir); err != nil {
 		os.RemoveAll(dir)
-		fmt.Fprintln(os.Stderr, "build hangdog:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	code := m.Run()

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,11 +42,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "hangdog"), "../cmd/hangdog")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if _, err := testbin.Build(dir); err != nil {
 		os.RemoveAll(dir)
-		fmt.Fprintln(os.Stderr, "build hangdog:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	code := m.Run()

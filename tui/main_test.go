@@ -2,9 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hangdog/hangdog/supervisor"
@@ -18,11 +17,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	bin := filepath.Join(dir, "hangdog")
-	build := exec.Command("go", "build", "-o", bin, "github.com/hangdog/hangdog/cmd/hangdog")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build hangdog:", err)
+	bin, err := testbin.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,12 +24,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	hangdogBin = filepath.Join(dir, "hangdog")
-	build := exec.Command("go", "build", "-o", hangdogBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if hangdogBin, err = testbin.Build(dir); err != nil {
 		os.RemoveAll(dir)
-		panic("build hangdog: " + err.Error())
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
