@@ -66,7 +66,7 @@ whatever is still alive after the grace period gets SIGKILL. Returns once
 nothing of the task is left, and exits 0.`,
 		Example: `  hangdog bg kill t3
   hangdog bg kill t3 --signal INT --grace 10s`,
-		Args: cobra.ExactArgs(1),
+		Args: taskArgs(0, "hangdog bg kill t3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sig, err := parseSignal(sigName)
 			if err != nil {
@@ -137,7 +137,7 @@ Nothing is added: end with \n to press Enter.`,
 		Example: `  hangdog bg send t3 'y\n'
   hangdog bg send t3 '\x03'          # Ctrl-C
   hangdog bg send t3 ':q\n'          # leave vim`,
-		Args: cobra.MinimumNArgs(2),
+		Args: taskArgs(1, `hangdog bg send t3 'y\n'`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := strings.Join(args[1:], " ")
 			data := []byte(text)

@@ -45,7 +45,7 @@ command leaves unfinished (a prompt) is shown once output pauses.`,
   hangdog bg logs t3 --tail 50
   hangdog bg logs t3 -f
   hangdog bg logs t3 --raw > t3.log`,
-		Args: cobra.ExactArgs(1),
+		Args: taskArgs(0, "hangdog bg logs t3 -f"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := openRegistry()
 			if err != nil {

@@ -33,7 +33,7 @@ recording a result), one line says where its output is and the exit code is
 and exits 124, as timeout(1) does.`,
 		Example: `  hangdog bg wait t3
   hangdog bg wait t3 --timeout 10m || echo "t3 failed or is still running"`,
-		Args: cobra.ExactArgs(1),
+		Args: taskArgs(0, "hangdog bg wait t3 --timeout 5m"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := openRegistry()
 			if err != nil {
