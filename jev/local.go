@@ -172,7 +172,7 @@ func (s *scene) withOutput() Answer {
 	st := s.st
 	_, service := s.facts.service()
 	service = service || len(st.Listening) > 0
-	if !service && st.NewLines >= 5 && st.Repetition >= 0.8 &&
+	if !service && st.NewLines >= 3 && st.Repetition >= 0.8 &&
 		st.NewDistinctLines <= max(2, st.NewLines/5) {
 		conf := 0.75 + (min(st.Repetition, 1) - 0.8)
 		if errorish(st.Tail) {

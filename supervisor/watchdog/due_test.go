@@ -229,6 +229,14 @@ func TestExpectTrigger(t *testing.T) {
 			},
 		},
 		{
+			name: "a process sleeping in a timer is waiting for a set time, not stuck",
+			cfg:  config(), cmd: cmd,
+			steps: []step{
+				{at: check1, tree: tree(comm("curl"), conn, timer)},
+				{at: check2, tree: tree(comm("curl"), conn, timer), want: want{status: "progressing"}},
+			},
+		},
+		{
 			name: "a failed sample cannot rule out progress",
 			cfg:  config(), cmd: cmd,
 			steps: []step{
@@ -241,8 +249,8 @@ func TestExpectTrigger(t *testing.T) {
 			cfg:  config(), cmd: "timeout 600 " + cmd,
 			steps: []step{
 				{at: check1, tree: tree(comm("curl"), conn)},
-				{at: check2, tree: tree(comm("curl"), conn), want: want{trigger: TriggerExpect, veto: "bound (until 12:10:00 / 600s)"}},
-				{at: check3, tree: tree(comm("curl"), conn), want: want{trigger: TriggerExpect, veto: "bound (until 12:10:00 / 600s)"}},
+				{at: check2, tree: tree(comm("curl"), conn), want: want{trigger: TriggerExpect, veto: "bound (until 12:10:05 / 600s)"}},
+				{at: check3, tree: tree(comm("curl"), conn), want: want{trigger: TriggerExpect, veto: "bound (until 12:10:05 / 600s)"}},
 				// Past the bound, the model's stop (ranked before expect) acts.
 				{at: check4, tree: tree(comm("curl"), conn), want: want{act: true, trigger: TriggerStop, action: ActionBackground}},
 			},
@@ -271,7 +279,7 @@ func TestLoopingTrigger(t *testing.T) {
 			cfg:  config(), cmd: `for i in $(seq 1 150); do curl -s localhost:9 || echo "Connection refused, retrying"; sleep 3; done`,
 			steps: []step{
 				{at: check1, out: retry(check1 - time.Second), tree: tree(timer)},
-				{at: check2, out: retry(check2 - time.Second), tree: tree(timer), want: want{trigger: TriggerLooping, veto: "bound (until 12:07:30 / 450s)"}},
+				{at: check2, out: retry(check2 - time.Second), tree: tree(timer), want: want{trigger: TriggerLooping, veto: "bound (until 12:07:35 / 450s)"}},
 				{at: check3, out: retry(check3 - time.Second), tree: tree(timer), want: want{act: true, trigger: TriggerLooping, action: ActionBackground, streak: 3}},
 			},
 		},
@@ -383,7 +391,7 @@ func TestServiceTrigger(t *testing.T) {
 			cfg:  config(), cmd: "timeout 900 npm run dev",
 			steps: []step{
 				{at: check1, out: banner, tree: tree(comm("node"), listening("127.0.0.1:5173"))},
-				{at: check2, tree: tree(comm("node"), listening("127.0.0.1:5173")), want: want{trigger: TriggerService, veto: "bound (until 12:15:00 / 900s)"}},
+				{at: check2, tree: tree(comm("node"), listening("127.0.0.1:5173")), want: want{trigger: TriggerService, veto: "bound (until 12:15:05 / 900s)"}},
 			},
 		},
 	})

@@ -122,7 +122,7 @@ func (w *Watch) decideDue(d *Decision, o Observation, ev evidence, svc bool, svc
 		switch {
 		case !w.cfg.Enabled:
 			veto, note = VetoDisabled, "watchdog.enabled is false"
-		case c.boundVeto && w.bounded && o.Now.Before(w.started.Add(w.bound)):
+		case c.boundVeto && w.bounded && o.Now.Before(w.boundEnd()):
 			veto, note = w.boundVeto(o.Now), fmt.Sprintf("the command declares it may take %s", seconds(w.bound))
 		case c.needSample == needSample && !ev.treeOK,
 			c.needSample == needComplete && !ev.complete:
@@ -201,7 +201,10 @@ func (w *Watch) candidates(o Observation, ev evidence, svc bool, svcWhy string) 
 			needSample:   needSample,
 		})
 	}
-	if w.expectStreak >= n && v != nil {
+	// A process sleeping in a timer is waiting for a set time, which is not
+	// what a command that should be over in seconds looks like when stuck.
+	timerPending := o.TreeOK && o.Tree.TimerSleep
+	if w.expectStreak >= n && v != nil && !timerPending {
 		out = append(out, candidate{
 			trigger: TriggerExpect,
 			streak:  w.expectStreak,
@@ -229,8 +232,16 @@ func (w *Watch) commonVeto(svc bool, svcWhy string) (veto, note string) {
 	return "", ""
 }
 
+// boundGrace is how long past a declared bound the veto still holds: a
+// check landing just as `timeout` fires or `sleep N` returns would otherwise
+// act on a command in the middle of ending (or of starting its next step).
+const boundGrace = 5 * time.Second
+
+// boundEnd is when the declared bound, with its grace, has passed.
+func (w *Watch) boundEnd() time.Time { return w.started.Add(w.bound + boundGrace) }
+
 func (w *Watch) boundVeto(now time.Time) string {
-	until := w.started.Add(w.bound).In(now.Location())
+	until := w.boundEnd().In(now.Location())
 	return fmt.Sprintf("%s (until %s / %s)", VetoBound, until.Format("15:04:05"), seconds(w.bound))
 }
 

@@ -17,7 +17,9 @@ func TestNextDue(t *testing.T) {
 	}{
 		{"defaults", 2, 3, []time.Duration{2 * time.Minute, 5 * time.Minute}, []time.Duration{2 * time.Minute, 5 * time.Minute, 8 * time.Minute}},
 		{"fractional minutes", 0.5, 1.5, []time.Duration{30 * sec, 120 * sec}, []time.Duration{30 * sec, 120 * sec, 210 * sec}},
-		{"a late check moves the schedule", 0.5, 1.5, []time.Duration{30 * sec, 130 * sec}, []time.Duration{30 * sec, 120 * sec, 220 * sec}},
+		{"a late check keeps the schedule", 0.5, 1.5, []time.Duration{30 * sec, 130 * sec}, []time.Duration{30 * sec, 120 * sec, 210 * sec}},
+		{"ticks one second late do not drift", 0.05, 0.05, []time.Duration{3 * sec, 7 * sec, 10 * sec, 13*sec + 900*time.Millisecond}, []time.Duration{3 * sec, 6 * sec, 9 * sec, 12 * sec, 15 * sec}},
+		{"a check that missed slots skips them", 0.5, 0.5, []time.Duration{30 * sec, 100 * sec}, []time.Duration{30 * sec, 60 * sec, 120 * sec}},
 		{"first check at once", 0, 0.05, []time.Duration{0, 3 * sec}, []time.Duration{0, 3 * sec, 6 * sec}},
 		{"an interval of zero cannot spin", 1, 0, []time.Duration{time.Minute}, []time.Duration{time.Minute, time.Minute + sec}},
 	}

@@ -71,12 +71,21 @@ func New(cfg settings.Watchdog, command string, started time.Time, opts ...Optio
 }
 
 // NextDue is when the next full check is due: firstCheck after the start,
-// then every interval after the last due check.
+// then every interval on a fixed schedule from there — not from when the
+// last check happened to run, so a once-a-second tick cannot make the checks
+// drift later and later. A check that ran late (a slow model) skips the slots
+// it missed rather than firing them back to back.
 func (w *Watch) NextDue() time.Time {
+	first := w.started.Add(max(w.cfg.FirstCheck(), 0))
 	if w.dueChecks == 0 {
-		return w.started.Add(max(w.cfg.FirstCheck(), 0))
+		return first
 	}
-	return w.lastDue.Add(max(w.cfg.Interval(), minInterval))
+	interval := max(w.cfg.Interval(), minInterval)
+	k := time.Duration(w.dueChecks)
+	if next := first.Add(k * interval); next.After(w.lastDue) {
+		return next
+	}
+	return first.Add((w.lastDue.Sub(first)/interval + 1) * interval)
 }
 
 // SetInteractive records that a person came to the terminal (or left it) at
