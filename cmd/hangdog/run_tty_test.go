@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunFromATerminalIsInteractive runs `hangdog run` in a real terminal
+// (tmux): keys reach the command, the terminal's size is the command's, and
+// a prompt is waiting for the person there, so it is never detached.
+func TestRunFromATerminalIsInteractive(t *testing.T) {
+	e := newEnv(t)
+	p := startTmux(t, e, "run", "--set", "watchdog.inputWaitSec=1",
+		`'stty size; read -p "name? " n; echo "hi:$n"'`)
+	p.waitFor("40 120", "name?")
+	// Well past inputWaitSec: an agent's call would have been detached by now.
+	time.Sleep(3 * time.Second)
+	for _, tk := range e.tasks() {
+		if tk.Mode != "foreground" || tk.State != "running" {
+			t.Fatalf("a prompt with a person at the terminal was acted on: %+v", tk)
+		}
+	}
+	p.typeLine("bob")
+	pane := p.waitFor("hi:bob", "HANGDOG-EXITED-0")
+	if strings.Count(pane, "name?") != 1 {
+		t.Errorf("the prompt shows %d times:\n%s", strings.Count(pane, "name?"), pane)
+	}
+}
+
+func TestCtrlCInATerminalStopsTheRun(t *testing.T) {
+	e := newEnv(t)
+	p := startTmux(t, e, "run", "--", "sleep", "300")
+	p.waitPane("the run to start", func(string) bool { return len(e.tasks()) == 1 })
+	p.keys("C-c")
+	p.waitFor("HANGDOG-EXITED-130")
+}
