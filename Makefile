@@ -1,6 +1,7 @@
 # hangdog — build, install, test, benchmark.
 GO       ?= go
-PREFIX   ?= $(HOME)/.local
+# /usr/local where it is writable (root, or a user who owns it), else ~/.local.
+PREFIX   ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 BIN      := bin/hangdog
 
 .PHONY: build install test test-short vet bench bench-judge clean
@@ -9,7 +10,7 @@ BIN      := bin/hangdog
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/hangdog
 
-# Installs hangdog into $(PREFIX)/bin (default ~/.local/bin; make sure it is on PATH).
+# Installs hangdog into $(PREFIX)/bin.
 install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/hangdog
