@@ -44,6 +44,9 @@ type Detach struct {
 	Reason    string `json:"reason"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 	Tail      string `json:"tail,omitempty"` // plain text, last lines
+	// OutputBytes is how much output the log held at the detach: what the
+	// caller shows as "the output so far".
+	OutputBytes int64 `json:"output_bytes"`
 }
 
 // Status is a running task's live state.
@@ -220,7 +223,8 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	}
 	d := Detach{
 		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
-		Tail: lastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		Tail:        lastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		OutputBytes: s.written.Load(),
 	}
 	if _, err := s.reg.AppendEvent(bgtasks.Event{
 		Kind: bgtasks.EventDetached, TaskID: meta.ID, Command: meta.Command,

@@ -12,7 +12,7 @@ import (
 // lower case caller → supervisor.
 const (
 	frameStarted  byte = 'S' // JSON startedInfo
-	frameOutput   byte = 'O' // raw output bytes
+	frameOffset   byte = 'N' // 8-byte big-endian count of output bytes now in output.log
 	frameDetached byte = 'D' // JSON Detach
 	frameWarning  byte = 'W' // text
 	frameVerdict  byte = 'V' // JSON Verdict: the latest check, for status bars

@@ -35,7 +35,7 @@ func TestFramesRoundTripOverASocket(t *testing.T) {
 	frames := []struct {
 		kind byte
 		p    []byte
-	}{{frameOutput, []byte("hello")}, {frameEnded, nil}, {frameOutput, big}, {frameInput, []byte{0x03}}}
+	}{{frameWarning, []byte("hello")}, {frameEnded, nil}, {frameWarning, big}, {frameInput, []byte{0x03}}}
 	go func() {
 		for _, f := range frames {
 			if err := writeFrame(a, f.kind, f.p); err != nil {
@@ -57,7 +57,7 @@ func TestFramesRoundTripOverASocket(t *testing.T) {
 }
 
 func TestFrameReaderRefusesAnOversizedFrame(t *testing.T) {
-	hdr := []byte{frameOutput, 0xff, 0xff, 0xff, 0xff}
+	hdr := []byte{frameWarning, 0xff, 0xff, 0xff, 0xff}
 	fr := frameReader{r: bytes.NewReader(hdr)}
 	if _, _, err := fr.next(); !errors.Is(err, errCorruptLink) {
 		t.Errorf("err = %v, want errCorruptLink", err)
@@ -66,7 +66,7 @@ func TestFrameReaderRefusesAnOversizedFrame(t *testing.T) {
 
 func TestFrameReaderReportsATruncatedFrame(t *testing.T) {
 	var buf bytes.Buffer
-	writeFrame(&buf, frameOutput, []byte("complete payload"))
+	writeFrame(&buf, frameWarning, []byte("complete payload"))
 	fr := frameReader{r: bytes.NewReader(buf.Bytes()[:buf.Len()-3])}
 	if _, _, err := fr.next(); err == nil {
 		t.Error("a truncated frame was accepted")

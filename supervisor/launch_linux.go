@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,15 @@ type Link struct {
 	writeMu sync.Mutex
 	proc    *os.Process
 	reaped  chan struct{}
+
+	// Output is read from the task's log, not carried by the link: the
+	// supervisor only says how many bytes the log holds.
+	log     *os.File
+	copied  int64  // bytes of the log handed out so far
+	avail   int64  // bytes the supervisor said the log holds
+	pending *Event // an end or detach, delivered once the output before it is
+	outBuf  []byte
+	sink    *os.File
 }
 
 // Start registers a task, spawns its supervisor in a session of its own and
@@ -132,7 +142,8 @@ const (
 type Event struct {
 	Kind    EventKind
 	PID     int
-	Output  []byte
+	Output  []byte // nil when the output went to the file given to CopyOutputTo
+	Written int64  // output bytes this event stands for
 	Detach  *Detach
 	Result  *bgtasks.Result
 	Verdict *Verdict
@@ -156,47 +167,120 @@ type Verdict struct {
 // the supervisor died. The task's output is still on disk.
 var ErrSupervisorGone = errors.New("the task's supervisor exited without reporting a result")
 
-// Next returns the next event. After EventEnded, EventDetached or
-// EventFailed the link is finished and Next returns io.EOF.
+// ErrOutputClosed means the file given to CopyOutputTo no longer takes
+// output (a closed pipe): nobody reads the run any more.
+var ErrOutputClosed = errors.New("the output's reader is gone")
+
+// outputChunk bounds one EventOutput's bytes.
+const outputChunk = 256 << 10
+
+// CopyOutputTo sends the task's output straight from its log to f, inside
+// the kernel where it can (copy_file_range), instead of through Event.Output.
+func (l *Link) CopyOutputTo(f *os.File) { l.sink = f }
+
+// Next returns the next event. All output the log held when the task ended
+// or was detached comes before EventEnded or EventDetached; after those, or
+// EventFailed, the link is finished.
 func (l *Link) Next() (Event, error) {
+	for {
+		if l.copied < l.avail {
+			return l.nextOutput()
+		}
+		if l.pending != nil {
+			ev := *l.pending
+			l.pending = nil
+			return ev, nil
+		}
+		ev, done, err := l.readFrame()
+		if err != nil || done {
+			return ev, err
+		}
+	}
+}
+
+// readFrame handles one frame: it returns an event to deliver now (done),
+// or records what the frame said and asks for more.
+func (l *Link) readFrame() (Event, bool, error) {
 	kind, p, err := l.fr.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
-			return Event{}, ErrSupervisorGone
+			return Event{}, true, ErrSupervisorGone
 		}
-		return Event{}, err
+		return Event{}, true, err
 	}
 	switch kind {
 	case frameStarted:
 		var si startedInfo
 		json.Unmarshal(p, &si)
-		return Event{Kind: EventStarted, PID: si.PID}, nil
-	case frameOutput:
-		return Event{Kind: EventOutput, Output: p}, nil
+		return Event{Kind: EventStarted, PID: si.PID}, true, nil
+	case frameOffset:
+		if len(p) == 8 {
+			l.avail = max(l.avail, int64(binary.BigEndian.Uint64(p)))
+		}
+		return Event{}, false, nil
 	case frameDetached:
 		var d Detach
 		if err := json.Unmarshal(p, &d); err != nil {
-			return Event{}, fmt.Errorf("decode detach notice: %w", err)
+			return Event{}, true, fmt.Errorf("decode detach notice: %w", err)
 		}
-		return Event{Kind: EventDetached, Detach: &d}, nil
+		l.avail = max(l.avail, d.OutputBytes)
+		l.pending = &Event{Kind: EventDetached, Detach: &d}
+		return Event{}, false, nil
 	case frameWarning:
-		return Event{Kind: EventWarning, Message: string(p)}, nil
+		return Event{Kind: EventWarning, Message: string(p)}, true, nil
 	case frameVerdict:
 		var v Verdict
 		if err := json.Unmarshal(p, &v); err != nil {
-			return Event{}, fmt.Errorf("decode verdict: %w", err)
+			return Event{}, true, fmt.Errorf("decode verdict: %w", err)
 		}
-		return Event{Kind: EventVerdict, Verdict: &v}, nil
+		return Event{Kind: EventVerdict, Verdict: &v}, true, nil
 	case frameEnded:
 		var r bgtasks.Result
 		if err := json.Unmarshal(p, &r); err != nil {
-			return Event{}, fmt.Errorf("decode result: %w", err)
+			return Event{}, true, fmt.Errorf("decode result: %w", err)
 		}
-		return Event{Kind: EventEnded, Result: &r}, nil
+		l.avail = max(l.avail, r.OutputBytes)
+		l.pending = &Event{Kind: EventEnded, Result: &r}
+		return Event{}, false, nil
 	case frameFailed:
-		return Event{Kind: EventFailed, Message: string(p)}, nil
+		return Event{Kind: EventFailed, Message: string(p)}, true, nil
 	}
-	return Event{}, fmt.Errorf("unknown frame %q: %w", kind, errCorruptLink)
+	return Event{}, true, fmt.Errorf("unknown frame %q: %w", kind, errCorruptLink)
+}
+
+// nextOutput hands out the next part of the log the supervisor announced.
+func (l *Link) nextOutput() (Event, error) {
+	if l.log == nil {
+		f, err := os.Open(filepath.Join(l.Dir, "output.log"))
+		if err != nil {
+			return Event{}, fmt.Errorf("read task %s's output: %w", l.TaskID, err)
+		}
+		l.log = f
+	}
+	want := l.avail - l.copied
+	if l.sink != nil {
+		n, err := io.Copy(l.sink, io.LimitReader(l.log, want))
+		l.copied += n
+		if err != nil {
+			return Event{}, fmt.Errorf("%w: %v", ErrOutputClosed, err)
+		}
+		if n < want {
+			l.avail = l.copied // the log is shorter than announced: never wait for it
+		}
+		return Event{Kind: EventOutput, Written: n}, nil
+	}
+	if l.outBuf == nil {
+		l.outBuf = make([]byte, outputChunk)
+	}
+	n, err := io.ReadFull(l.log, l.outBuf[:min(want, outputChunk)])
+	l.copied += int64(n)
+	if err != nil && n == 0 {
+		l.avail = l.copied
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return Event{}, fmt.Errorf("read task %s's output: %w", l.TaskID, err)
+		}
+	}
+	return Event{Kind: EventOutput, Output: l.outBuf[:n], Written: int64(n)}, nil
 }
 
 func (l *Link) write(kind byte, p []byte) error {
@@ -218,4 +302,9 @@ func (l *Link) Stop(sig syscall.Signal) error { return l.write(frameStop, []byte
 
 // Close lets go of the task. A foreground task whose caller closes its link
 // without a detach is killed; a background one goes on.
-func (l *Link) Close() error { return l.conn.Close() }
+func (l *Link) Close() error {
+	if l.log != nil {
+		l.log.Close()
+	}
+	return l.conn.Close()
+}

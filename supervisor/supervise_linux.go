@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ const (
 	drainMax       = 2 * time.Second
 	defaultGrace   = 2 * time.Second
 	tailCapacity   = 64 << 10
+	noticePause    = 2 * time.Millisecond
 	eventTailLines = 10
 )
 
@@ -51,9 +53,12 @@ type supervisor struct {
 	pid      int
 	self     int
 
-	lastRead   atomic.Int64 // unix nanos of the last output read
-	readerDone chan struct{}
-	exited     chan unix.WaitStatus // the command's own exit, once
+	lastRead    atomic.Int64 // unix nanos of the last output read
+	stopReading atomic.Bool  // set by the drain: stop reading the PTY
+	written     atomic.Int64 // output bytes in output.log
+	outputReady chan struct{}
+	readerDone  chan struct{}
+	exited      chan unix.WaitStatus // the command's own exit, once
 
 	inflight sync.WaitGroup // control requests being answered; the process waits for them
 
@@ -98,12 +103,13 @@ func newSupervisor(dir string) (*supervisor, error) {
 	}
 	s := &supervisor{
 		dir: dir, reg: reg, spec: spec, meta: task.Meta,
-		tail:       tailbuf.New(tailCapacity),
-		activity:   activity.NewTracker(),
-		self:       os.Getpid(),
-		readerDone: make(chan struct{}),
-		exited:     make(chan unix.WaitStatus, 1),
-		ended:      make(chan struct{}),
+		tail:        tailbuf.New(tailCapacity),
+		activity:    activity.NewTracker(),
+		self:        os.Getpid(),
+		readerDone:  make(chan struct{}),
+		outputReady: make(chan struct{}, 1),
+		exited:      make(chan unix.WaitStatus, 1),
+		ended:       make(chan struct{}),
 	}
 	if f := os.NewFile(3, "caller-link"); f != nil {
 		if c, err := net.FileConn(f); err == nil {
@@ -154,6 +160,7 @@ func (s *supervisor) run() int {
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
 	go s.reap(sigchld)
+	go s.notifyOutput()
 	go s.readOutput()
 	go s.readLink()
 	go func() {
@@ -316,14 +323,17 @@ func (s *supervisor) failStart(err error) int {
 // a crash of any hangdog process lose nothing already read.
 func (s *supervisor) readOutput() {
 	defer close(s.readerDone)
-	buf := make([]byte, 256<<10)
-	rc, err := s.master.SyscallConn()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor: pty master:", err)
+	fd := -1
+	if rc, err := s.master.SyscallConn(); err == nil {
+		rc.Control(func(f uintptr) { fd = int(f) })
+	}
+	if fd < 0 {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: pty master has no descriptor")
 		return
 	}
+	buf := make([]byte, 256<<10)
 	for {
-		n, err := readBatch(rc, buf)
+		n, err := s.readAvailable(fd, buf)
 		if n > 0 {
 			p := buf[:n]
 			if _, werr := s.output.Write(p); werr != nil {
@@ -332,44 +342,83 @@ func (s *supervisor) readOutput() {
 			s.tail.Write(p)
 			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
-			s.sendFrame(frameOutput, p)
+			s.written.Add(int64(n))
+			select {
+			case s.outputReady <- struct{}{}:
+			default: // a notice is already pending; it will carry the new count
+			}
 		}
 		if err != nil {
-			return // EIO once every slave fd is closed, or the drain deadline
+			return // EIO once every slave fd is closed, or the drain is over
 		}
 	}
 }
 
-// readBatch reads whatever the PTY has buffered, up to len(buf), in one
-// wake-up. The kernel hands PTY data out about 4 KB per read; gathering it
-// before writing means one log write and one frame per batch instead of per
-// 4 KB, which is what keeps hangdog at the PTY's own speed.
-func readBatch(rc syscall.RawConn, buf []byte) (int, error) {
-	n := 0
-	var rerr error
-	err := rc.Read(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, e := unix.Read(int(fd), buf[n:])
-			switch {
-			case m > 0:
-				n += m
-			case e == unix.EINTR:
-			case e == unix.EAGAIN:
-				return n > 0 // nothing more buffered: deliver, or wait if empty
-			case e != nil:
-				rerr = e
-				return true
-			default:
-				rerr = io.EOF
-				return true
-			}
+// notifyOutput tells the caller how much output the log holds. The caller
+// copies it from the log itself, so the command is never slowed by its
+// caller and the bytes cross no socket: the supervisor only says "up to N".
+// A slow caller just gets fewer, larger notices. It runs until the process
+// ends.
+func (s *supervisor) notifyOutput() {
+	var last int64
+	for range s.outputReady {
+		n := s.written.Load()
+		if n == last {
+			continue
 		}
-		return true
-	})
-	if err != nil && rerr == nil {
-		rerr = err
+		last = n
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(n))
+		s.sendFrame(frameOffset, b[:])
+		// While output streams, one notice per pause carries everything
+		// that arrived meanwhile: the caller wakes a few hundred times a
+		// second instead of once per 4 KB, and the first bytes after a
+		// quiet spell still go out at once.
+		time.Sleep(noticePause)
 	}
-	return n, rerr
+}
+
+// errDrained ends the output loop once the drain decides nothing more is due.
+var errDrained = errors.New("drain finished")
+
+// readAvailable waits for the PTY to have output and reads what it has. It
+// polls and reads with plain system calls on this goroutine's thread instead
+// of Go's network poller: the kernel hands PTY data out about 4 KB at a time,
+// and parking and waking a goroutine for every 4 KB costs more than the copy
+// — a thread blocked in poll wakes at once, as script(1)'s does. The master's
+// descriptor stays owned by its *os.File, which is never closed while this
+// runs.
+func (s *supervisor) readAvailable(fd int, buf []byte) (int, error) {
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if s.stopReading.Load() {
+			return 0, errDrained
+		}
+		k, err := unix.Poll(pfd, 50)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("poll pty: %w", err)
+		}
+		if k > 0 && pfd[0].Revents != 0 {
+			break
+		}
+	}
+	for {
+		n, err := unix.Read(fd, buf)
+		switch {
+		case n > 0:
+			return n, nil
+		case err == unix.EINTR:
+		case err == unix.EAGAIN:
+			return 0, nil // woken for nothing: poll again
+		case err != nil:
+			return 0, err // EIO: no process holds the slave any more
+		default:
+			return 0, io.EOF
+		}
+	}
 }
 
 // drain waits for the command's last output: until the PTY reports that no
@@ -389,7 +438,7 @@ func (s *supervisor) drain(exitAt time.Time) {
 				last = exitAt
 			}
 			if now.Sub(last) >= drainQuiet || now.After(deadline) {
-				s.master.SetReadDeadline(now)
+				s.stopReading.Store(true)
 				<-s.readerDone
 				return
 			}

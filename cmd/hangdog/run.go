@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/rawterm"
-	"github.com/hangdog/hangdog/internal/tailbuf"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/supervisor"
@@ -220,40 +218,40 @@ func runForeground(ctx context.Context, spec supervisor.Spec, f runFlags) error 
 		defer timer.Stop()
 	}
 
-	tail := tailbuf.New(max(f.tailBytes, 0))
-	var out io.Writer = os.Stdout
-	if f.json {
-		out = io.Discard
+	if !f.json {
+		link.CopyOutputTo(os.Stdout)
 	}
 	report := runReport{TaskID: link.TaskID}
 	finish := func() error {
 		report.DurationMS = time.Since(started).Milliseconds()
-		b, dropped := tail.Bytes()
-		report.Output = termtext.Plain(b)
-		report.OutputBytes = tail.Total()
+		if !f.json {
+			return nil
+		}
+		tail, dropped, err := reg.TailOutput(link.TaskID, int64(max(f.tailBytes, 0)))
+		if err != nil {
+			return err
+		}
+		report.Output = termtext.Plain(tail)
+		report.OutputBytes = dropped + int64(len(tail))
 		report.OutputDroppedBytes = dropped
-		if f.json {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(report); err != nil {
-				return fmt.Errorf("write JSON result: %w", err)
-			}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(report); err != nil {
+			return fmt.Errorf("write JSON result: %w", err)
 		}
 		return nil
 	}
 	for {
 		ev, err := link.Next()
+		if errors.Is(err, supervisor.ErrOutputClosed) {
+			// Nobody reads our output any more: the caller is as good as
+			// gone, and a foreground run goes with its caller.
+			return exitCode(exitHangdogError)
+		}
 		if err != nil {
 			return lostRun(reg, link, &report, finish, err)
 		}
 		switch ev.Kind {
-		case supervisor.EventOutput:
-			tail.Write(ev.Output)
-			if _, err := out.Write(ev.Output); err != nil && !f.json {
-				// Nobody reads our output any more: the caller is as good as
-				// gone, and a foreground run goes with its caller.
-				return exitCode(exitHangdogError)
-			}
 		case supervisor.EventWarning:
 			fmt.Fprintln(os.Stderr, "hangdog:", ev.Message)
 		case supervisor.EventFailed:
