@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/hangdog/hangdog/internal/termtext"
 )
@@ -59,23 +58,5 @@ func (r *Registry) TailLines(id string, lines int, maxBytes int64) (string, erro
 			raw = raw[i+1:]
 		}
 	}
-	return lastLines(termtext.Plain(raw), lines), nil
-}
-
-// lastLines keeps the last n lines of text; a final newline does not start
-// an extra, empty line.
-func lastLines(text string, n int) string {
-	end := len(text)
-	if strings.HasSuffix(text, "\n") {
-		end--
-	}
-	cut := end
-	for range n {
-		i := strings.LastIndexByte(text[:cut], '\n')
-		if i < 0 {
-			return text
-		}
-		cut = i
-	}
-	return text[cut+1:]
+	return termtext.LastLines(termtext.Plain(raw), lines), nil
 }

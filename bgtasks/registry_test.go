@@ -409,20 +409,3 @@ func TestTailOutputAndLines(t *testing.T) {
 	}
 }
 
-func TestLastLines(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"a\nb\nc\n", 2, "b\nc\n"},
-		{"a\nb\nc", 2, "b\nc"},
-		{"a\nb\n", 5, "a\nb\n"},
-		{"", 3, ""},
-		{"a\n", 1, "a\n"},
-	} {
-		if got := lastLines(tc.in, tc.n); got != tc.want {
-			t.Errorf("lastLines(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}

@@ -1,6 +1,7 @@
 package jev
 
 import (
+	"github.com/hangdog/hangdog/internal/termtext"
 	"path"
 	"strings"
 	"time"
@@ -67,7 +68,7 @@ func (inv invocation) display() string {
 	if len(inv.argv) > n {
 		s += " …"
 	}
-	return clip(s, 60)
+	return termtext.Clip(s, 60)
 }
 
 func commandName(argv0 string) string {

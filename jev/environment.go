@@ -2,6 +2,7 @@ package jev
 
 import (
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"os"
 	"strings"
 )
@@ -40,7 +41,7 @@ func FromEnvironment(source string, cfg RemoteConfig, getenv func(string) string
 	case "local", "none", "off":
 		return nil, nil
 	}
-	return nil, fmt.Errorf("jev: decision source %q is unknown: use inherit, custom or local", clip(printable(source), 40))
+	return nil, fmt.Errorf("jev: decision source %q is unknown: use inherit, custom or local", termtext.Clip(printable(source), 40))
 }
 
 func inherit(cfg RemoteConfig, getenv func(string) string) (Backend, error) {

@@ -2,6 +2,7 @@ package jev
 
 import (
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
@@ -176,7 +177,7 @@ func (f *commandFacts) judgeExpect(b bound) {
 	case f.loops.forever && rank < rankNever:
 		rank, conf, why = rankNever, 0.85, "a `while true` loop with no break runs until stopped"
 	case f.loops.polls != "" && rank < rankMinutes:
-		rank, conf, why = rankMinutes, 0.6, fmt.Sprintf("it polls until `%s` succeeds", clip(f.loops.polls, 40))
+		rank, conf, why = rankMinutes, 0.6, fmt.Sprintf("it polls until `%s` succeeds", termtext.Clip(f.loops.polls, 40))
 	}
 	// Time spent sleeping is certain to pass: it is a floor.
 	if r := rankOfDuration(b.slept); b.slept > 0 && rank < rankNever && (r > rank || r == rank && decider.know.cat == catUnknown) {

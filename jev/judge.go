@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"sync"
 )
 
@@ -57,7 +58,7 @@ func (j *Judge) Ask(ctx context.Context, st State) (Verdict, error) {
 		err = fmt.Errorf("%s backend gave %d answers to %d questions", j.local.Name(), len(local), len(qs))
 	}
 	if err != nil {
-		return Verdict{}, fmt.Errorf("judge %q: %w", clip(st.Command, 80), err)
+		return Verdict{}, fmt.Errorf("judge %q: %w", termtext.Clip(st.Command, 80), err)
 	}
 	v := verdictOf(local)
 	if j.remote == nil || (!v.Status.Abstain && v.Status.Confidence >= CertainConfidence) {

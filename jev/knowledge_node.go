@@ -1,6 +1,10 @@
 package jev
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hangdog/hangdog/internal/termtext"
+)
 
 // nodeScriptGlobals are npm/pnpm/yarn/bun options that take a value.
 const nodeScriptGlobals = "--prefix -C --cwd --dir -w --workspace --filter -F --loglevel --registry --cache --userconfig"
@@ -32,7 +36,7 @@ func classifyNodePM(inv invocation, pm string, args []string) knowledge {
 			return know(catQuick, "lists the package scripts")
 		}
 		if pm == "bun" && isScriptPath(p[1]) {
-			return knowledge{does: "runs " + clip(p[1], 40)}
+			return knowledge{does: "runs " + termtext.Clip(p[1], 40)}
 		}
 		return scriptKnowledge(pm, p[1])
 	case inWords("init create innit", sub):
@@ -53,7 +57,7 @@ func classifyNodePM(inv invocation, pm string, args []string) knowledge {
 	case pm == "npm":
 		return knowledge{does: "runs an npm command"}
 	case pm == "bun" && isScriptPath(sub):
-		return knowledge{does: "runs " + clip(sub, 40)}
+		return knowledge{does: "runs " + termtext.Clip(sub, 40)}
 	}
 	// pnpm, yarn and bun run package scripts by name: `pnpm dev`.
 	return scriptKnowledge(pm, sub)
@@ -137,7 +141,7 @@ func classifyNode(inv invocation, args []string) knowledge {
 		}
 		return knowledge{does: "runs a script from its input"}
 	}
-	return knowledge{does: "runs " + clip(p[0], 40)}
+	return knowledge{does: "runs " + termtext.Clip(p[0], 40)}
 }
 
 // classifyJSTool knows the JavaScript frameworks' and tools' server, build,
@@ -321,7 +325,7 @@ func classifyJSTool(name string, args []string) knowledge {
 		if sub == "" {
 			return know(catInteractive, "opens a REPL that waits for a person")
 		}
-		return knowledge{does: "runs " + clip(sub, 40)}
+		return knowledge{does: "runs " + termtext.Clip(sub, 40)}
 	}
 	return knowledge{does: "runs " + name}
 }

@@ -1,6 +1,10 @@
 package jev
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hangdog/hangdog/internal/termtext"
+)
 
 // classifyPython follows python's options to the module, script or inline
 // code it runs; with none of them it is a REPL.
@@ -63,14 +67,14 @@ func classifyPythonModule(inv invocation, mod string, args []string) knowledge {
 	case "django":
 		return classifyDjango(args)
 	}
-	return knowledge{does: "runs the module " + clip(mod, 40)}
+	return knowledge{does: "runs the module " + termtext.Clip(mod, 40)}
 }
 
 func classifyPythonScript(script string, args []string) knowledge {
 	if commandName(script) == "manage.py" {
 		return classifyDjango(args)
 	}
-	return knowledge{does: "runs " + clip(script, 40)}
+	return knowledge{does: "runs " + termtext.Clip(script, 40)}
 }
 
 func classifyDjango(args []string) knowledge {

@@ -1,6 +1,10 @@
 package jev
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hangdog/hangdog/internal/termtext"
+)
 
 // classifyShell judges a shell given no -c: it runs a script, or reads
 // commands from the terminal.
@@ -9,7 +13,7 @@ func classifyShell(inv invocation, args []string) knowledge {
 		return know(catInteractive, "starts an interactive shell")
 	}
 	if p := positionals(args, "-o +o -O +O --rcfile --init-file"); len(p) > 0 {
-		return knowledge{does: "runs the script " + clip(p[0], 40)}
+		return knowledge{does: "runs the script " + termtext.Clip(p[0], 40)}
 	}
 	if inv.stdinTTY {
 		return know(catInteractive, "starts a shell that reads commands from the terminal")
@@ -97,5 +101,5 @@ func classifyInterpreter(inv invocation, name string, args []string) knowledge {
 		}
 		return know(catInteractive, "opens a REPL that waits for a person")
 	}
-	return knowledge{does: "runs " + clip(p[0], 40)}
+	return knowledge{does: "runs " + termtext.Clip(p[0], 40)}
 }

@@ -3,6 +3,7 @@ package jev
 import (
 	"context"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 )
@@ -164,7 +165,7 @@ func (s *scene) foreground() string {
 	if comm == "" {
 		return "the command"
 	}
-	return "`" + clip(comm, 32) + "`"
+	return "`" + termtext.Clip(comm, 32) + "`"
 }
 
 // withOutput judges a command that printed something since the last check.

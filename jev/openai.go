@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"math"
 	"strings"
 )
@@ -137,7 +138,7 @@ func (openaiFormat) answers(body []byte, qs []Question) ([]Answer, error) {
 	}
 	msg := resp.Choices[0].Message
 	if msg.Refusal != "" {
-		return nil, fmt.Errorf("the model refused: %s", clip(printable(msg.Refusal), 200))
+		return nil, fmt.Errorf("the model refused: %s", termtext.Clip(printable(msg.Refusal), 200))
 	}
 	if msg.Content == nil {
 		return nil, errors.New("malformed response: no message content")

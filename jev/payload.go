@@ -2,6 +2,7 @@ package jev
 
 import (
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"unicode/utf8"
 )
@@ -67,7 +68,7 @@ func newWireState(st State) wireState {
 		Procs:              st.Procs,
 		ReadingTTY:         st.ReadingTTY,
 		TTYMode:            st.TTYMode,
-		ForegroundComm:     clip(printable(st.ForegroundComm), 64),
+		ForegroundComm:     termtext.Clip(printable(st.ForegroundComm), 64),
 		Listening:          capList(st.Listening),
 		Connecting:         capList(st.Connecting),
 		Established:        st.Established,
@@ -157,7 +158,7 @@ func capList(xs []string) []string {
 	const most = 32
 	out := make([]string, 0, min(len(xs), most))
 	for _, x := range xs[:min(len(xs), most)] {
-		out = append(out, clip(printable(x), 64))
+		out = append(out, termtext.Clip(printable(x), 64))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"io"
 	"net/http"
 	"net/url"
@@ -139,7 +140,7 @@ func newRemote(cfg RemoteConfig, getenv func(string) string) (*remote, error) {
 	case "":
 		return nil, fmt.Errorf("jev: RemoteConfig.Backend is empty: choose %q or %q", BackendTypesafe, BackendOpenAI)
 	default:
-		return nil, fmt.Errorf("jev: RemoteConfig.Backend %q is unknown: choose %q or %q", clip(printable(cfg.Backend), 40), BackendTypesafe, BackendOpenAI)
+		return nil, fmt.Errorf("jev: RemoteConfig.Backend %q is unknown: choose %q or %q", termtext.Clip(printable(cfg.Backend), 40), BackendTypesafe, BackendOpenAI)
 	}
 	endpoint, err := checkURL(rawURL)
 	if err != nil {
@@ -320,7 +321,7 @@ func (r *remote) bodySnippet(data []byte) string {
 	if s == "" {
 		return ""
 	}
-	return ": " + clip(printable(Redact(r.scrubText(s))), 200)
+	return ": " + termtext.Clip(printable(Redact(r.scrubText(s))), 200)
 }
 
 func (r *remote) scrubText(s string) string {

@@ -3,6 +3,7 @@ package jev
 import (
 	"errors"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"math"
 	"strings"
 )
@@ -58,11 +59,11 @@ func checkAnswer(q Question, a *Answer) error {
 	switch q.Kind {
 	case KindChoice:
 		if !q.hasChoice(a.Choice) {
-			return fmt.Errorf("choice %q is not one of %s", clip(printable(a.Choice), 40), strings.Join(q.Choices, ", "))
+			return fmt.Errorf("choice %q is not one of %s", termtext.Clip(printable(a.Choice), 40), strings.Join(q.Choices, ", "))
 		}
 		for c, p := range a.Probabilities {
 			if !q.hasChoice(c) {
-				return fmt.Errorf("probability for %q, which is not one of %s", clip(printable(c), 40), strings.Join(q.Choices, ", "))
+				return fmt.Errorf("probability for %q, which is not one of %s", termtext.Clip(printable(c), 40), strings.Join(q.Choices, ", "))
 			}
 			if !unit(p) {
 				return fmt.Errorf("probability %v for %q is outside 0..1", p, c)
@@ -102,7 +103,7 @@ func cleanEvidence(ev []string) []string {
 		if e == "" {
 			continue
 		}
-		out = append(out, clip(Redact(e), maxEvidenceChars))
+		out = append(out, termtext.Clip(Redact(e), maxEvidenceChars))
 		if len(out) == maxEvidenceItems {
 			break
 		}

@@ -1,6 +1,7 @@
 package jev
 
 import (
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -114,18 +115,6 @@ func isNumber(s string) bool {
 	return true
 }
 
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // printable makes untrusted text safe to show in a terminal or a log line:
 // escape sequences and other control characters become spaces, so output
 // quoted as evidence cannot move a cursor, change colours or forge lines.
@@ -186,5 +175,5 @@ func escapeLength(s string) int {
 // quoteOutput shows untrusted output in evidence: made printable, redacted,
 // shortened, in backquotes.
 func quoteOutput(s string, n int) string {
-	return "`" + strings.ReplaceAll(clip(Redact(printable(s)), n), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(termtext.Clip(Redact(printable(s)), n), "`", "'") + "`"
 }

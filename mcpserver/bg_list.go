@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 			}
 		}
 		full, start := takeTail(raw, s.limit)
-		text := lastLines(full, in.TailLines)
+		text := termtext.LastLines(full, in.TailLines)
 		if from+int64(start) > 0 || len(text) < len(strings.TrimRight(full, "\n")) {
 			fmt.Fprintf(&b, "Last lines (the whole output: bg_logs {\"id\": %q, \"since_offset\": 0}):\n", t.ID)
 		}

@@ -5,6 +5,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
 		t.ID, commandLabel(t.Command), formatDuration(waited), formatDuration(t.Duration(time.Now())))
-	writeOutput(&b, lastLines(shapeOutput(w, s.limit, t.ID), 30))
+	writeOutput(&b, termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30))
 	b.WriteString(nextSteps(t.ID))
 	return toolResult{text: b.String()}
 }

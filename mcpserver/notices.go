@@ -114,7 +114,7 @@ func quoteTail(tail string) string {
 	if strings.TrimSpace(tail) == "" {
 		return ""
 	}
-	lines := strings.Split(lastLines(tail, noticeTailLines), "\n")
+	lines := strings.Split(termtext.LastLines(tail, noticeTailLines), "\n")
 	for i, l := range lines {
 		lines[i] = truncateText(l, noticeLineWidth)
 	}

@@ -205,20 +205,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// lastLines keeps the last n lines of text, without a final newline.
-func lastLines(text string, n int) string {
-	text = strings.TrimRight(text, "\n")
-	cut := len(text)
-	for range n {
-		i := strings.LastIndexByte(text[:cut], '\n')
-		if i < 0 {
-			return text
-		}
-		cut = i
-	}
-	return text[cut+1:]
-}
-
 // unfinishedLine is the output's last line when it has no newline yet (a
 // prompt waiting for an answer looks like that), as plain text; else "".
 func unfinishedLine(w rawWindow) string {

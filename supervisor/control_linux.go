@@ -223,7 +223,7 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	}
 	d := Detach{
 		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
-		Tail:        lastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		Tail:        termtext.LastLines(termtext.Plain(s.tailBytes()), eventTailLines),
 		OutputBytes: s.written.Load(),
 	}
 	if _, err := s.reg.AppendEvent(bgtasks.Event{

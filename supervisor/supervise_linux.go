@@ -609,25 +609,11 @@ func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 	ev := bgtasks.Event{
 		Kind: kind, TaskID: meta.ID, Command: meta.Command, ExitCode: &code, Signal: res.Signal,
 		DurationMS: res.Ended.Sub(meta.Started).Milliseconds(), Reason: res.Reason,
-		Tail: lastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		Tail: termtext.LastLines(termtext.Plain(s.tailBytes()), eventTailLines),
 	}
 	if _, err := s.reg.AppendEvent(ev); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
-}
-
-// lastLines returns at most n trailing lines of text, without a final newline.
-func lastLines(text string, n int) string {
-	text = strings.TrimRight(text, "\n")
-	idx := len(text)
-	for i := 0; i < n; i++ {
-		j := strings.LastIndexByte(text[:idx], '\n')
-		if j < 0 {
-			return text
-		}
-		idx = j
-	}
-	return text[idx+1:]
 }
 
 func (s *supervisor) socketPath() string { return filepath.Join(s.dir, "sock") }

@@ -44,7 +44,7 @@ func (d Decision) LogLine(taskID string) string {
 		}
 		b.WriteString(" evidence=" + strings.Join(parts, "; "))
 	}
-	return clip(b.String(), maxLogLine)
+	return termtext.Clip(b.String(), maxLogLine)
 }
 
 // KillMessage is what the caller reads after the watchdog killed its
@@ -111,18 +111,6 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 func orDash(s string) string {
