@@ -408,4 +408,3 @@ func TestTailOutputAndLines(t *testing.T) {
 		t.Fatalf("TailOutput of unknown task: %v", err)
 	}
 }
-
