@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,13 @@ func TestRunFromATerminalIsInteractive(t *testing.T) {
 func TestCtrlCInATerminalStopsTheRun(t *testing.T) {
 	e := newEnv(t)
 	p := startTmux(t, e, "run", "--", "sleep", "300")
-	p.waitPane("the run to start", func(string) bool { return len(e.tasks()) == 1 })
+	// Ctrl-C must reach hangdog as a key, through its raw terminal: sent any
+	// earlier, the terminal turns it into SIGINT for tmux's own shell too.
+	tty := strings.TrimSpace(p.tmux("display-message", "-p", "-t", "0", "#{pane_tty}"))
+	p.waitPane("hangdog to put the terminal in raw mode", func(string) bool {
+		out, err := exec.Command("stty", "-F", tty, "-a").Output()
+		return err == nil && strings.Contains(string(out), "-isig")
+	})
 	p.keys("C-c")
 	p.waitFor("HANGDOG-EXITED-130")
 }
