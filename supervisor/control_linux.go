@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // request is one line of JSON on a task's control socket; the reply is one
@@ -133,7 +132,7 @@ func (s *supervisor) handle(req request) reply {
 	switch req.Op {
 	case "status":
 		s.mu.Lock()
-		st := &Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.tail.Total()}
+		st := &Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
 		s.mu.Unlock()
 		return reply{OK: true, Status: st}
 	case "detach":
@@ -223,7 +222,7 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	}
 	d := Detach{
 		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
-		Tail:        termtext.LastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		Tail:        s.lastLines(),
 		OutputBytes: s.written.Load(),
 	}
 	if _, err := s.reg.AppendEvent(bgtasks.Event{

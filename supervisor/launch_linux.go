@@ -38,8 +38,6 @@ type Link struct {
 	conn    net.Conn
 	fr      frameReader
 	writeMu sync.Mutex
-	proc    *os.Process
-	reaped  chan struct{}
 
 	// Output is read from the task's log, not carried by the link: the
 	// supervisor only says how many bytes the log holds.
@@ -104,16 +102,13 @@ func Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open caller link: %w", err)
 	}
-	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: conn, proc: cmd.Process, reaped: make(chan struct{})}
+	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: conn}
 	// Buffered, so a frame's header and payload cost one read, not two.
 	l.fr = frameReader{r: bufio.NewReaderSize(conn, 256<<10)}
 	// The supervisor is this process's child until it exits; this goroutine
 	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
 	// zombies. It ends when the supervisor does.
-	go func() {
-		cmd.Wait()
-		close(l.reaped)
-	}()
+	go cmd.Wait()
 	return l, nil
 }
 

@@ -23,21 +23,20 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/internal/tailbuf"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/supervisor/activity"
 )
 
-// Timings of a task's end. The drain gives a command's last bytes time to
+// Timings of a task's life. The drain gives a command's last bytes time to
 // arrive after it exits; the grace is how long a stopped tree gets between
-// the polite signal and SIGKILL.
+// the polite signal and SIGKILL; the notice pause batches output notices
+// while output streams. Events carry the last lines of output.
 const (
 	drainQuiet     = 100 * time.Millisecond
 	drainMax       = 2 * time.Second
 	defaultGrace   = 2 * time.Second
-	tailCapacity   = 64 << 10
 	noticePause    = 2 * time.Millisecond
 	eventTailLines = 10
+	eventTailBytes = 64 << 10
 )
 
 // supervisor is the state of one supervisor process.
@@ -48,7 +47,6 @@ type supervisor struct {
 
 	master   *os.File
 	output   *os.File
-	tail     *tailbuf.Buffer
 	activity *activity.Tracker
 	pid      int
 	self     int
@@ -103,7 +101,6 @@ func newSupervisor(dir string) (*supervisor, error) {
 	}
 	s := &supervisor{
 		dir: dir, reg: reg, spec: spec, meta: task.Meta,
-		tail:        tailbuf.New(tailCapacity),
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),
@@ -339,7 +336,6 @@ func (s *supervisor) readOutput() {
 			if _, werr := s.output.Write(p); werr != nil {
 				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
 			}
-			s.tail.Write(p)
 			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
 			s.written.Add(int64(n))
@@ -558,7 +554,7 @@ func (s *supervisor) kill(sig syscall.Signal, grace time.Duration, reason string
 
 // finish records the result, announces it, and tells the caller.
 func (s *supervisor) finish(ws unix.WaitStatus) {
-	res := bgtasks.Result{State: bgtasks.Exited, Ended: time.Now(), OutputBytes: s.tail.Total()}
+	res := bgtasks.Result{State: bgtasks.Exited, Ended: time.Now(), OutputBytes: s.written.Load()}
 	if ws.Signaled() {
 		res.Signal = unix.SignalName(ws.Signal())
 		res.ExitCode = 128 + int(ws.Signal())
@@ -595,11 +591,6 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 	s.linkMu.Unlock()
 }
 
-func (s *supervisor) tailBytes() []byte {
-	b, _ := s.tail.Bytes()
-	return b
-}
-
 func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 	kind := bgtasks.EventExited
 	if res.State == bgtasks.Killed {
@@ -609,7 +600,7 @@ func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 	ev := bgtasks.Event{
 		Kind: kind, TaskID: meta.ID, Command: meta.Command, ExitCode: &code, Signal: res.Signal,
 		DurationMS: res.Ended.Sub(meta.Started).Milliseconds(), Reason: res.Reason,
-		Tail: termtext.LastLines(termtext.Plain(s.tailBytes()), eventTailLines),
+		Tail: s.lastLines(),
 	}
 	if _, err := s.reg.AppendEvent(ev); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
@@ -617,3 +608,14 @@ func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 }
 
 func (s *supervisor) socketPath() string { return filepath.Join(s.dir, "sock") }
+
+// lastLines is the end of the task's output as plain text, for an event or a
+// detach notice. It is read back from the log, once, rather than kept in
+// memory on the output path.
+func (s *supervisor) lastLines() string {
+	tail, err := s.reg.TailLines(s.meta.ID, eventTailLines, eventTailBytes)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
+	return tail
+}

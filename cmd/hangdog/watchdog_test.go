@@ -46,7 +46,9 @@ func TestPromptNobodyAnswersIsDetachedAndCanBeAnswered(t *testing.T) {
 
 func TestDisabledWatchdogLeavesAPromptAlone(t *testing.T) {
 	e := newEnv(t)
-	rep, _ := runJSON(t, e, "--set", "watchdog.enabled=false", "timeout 3 bash -c 'read -p \"name? \" a'")
+	// inputWaitSec=1: an enabled watchdog would detach this long before the
+	// command's own 3-second timeout.
+	rep, _ := runJSON(t, e, "--set", "watchdog.enabled=false", "--set", "watchdog.inputWaitSec=1", "timeout 3 bash -c 'read -p \"name? \" a'")
 	if rep.Status != "exited" || rep.ExitCode == nil || *rep.ExitCode != 124 {
 		t.Errorf("with the watchdog off: %+v, want the command's own timeout (exit 124)", rep)
 	}
