@@ -1,70 +1,16 @@
 package settings
 
-import "time"
+import "github.com/hangdog/hangdog/settings/watchdogconf"
 
-// Watchdog is the effective watchdog configuration of one run. It is
-// JSON-serialisable with the same key names as the config files, so the CLI
-// can hand it to a supervisor process in a file.
-type Watchdog struct {
-	Enabled       bool          `json:"enabled" mapstructure:"enabled"`
-	IntervalMin   float64       `json:"intervalMin" mapstructure:"intervalMin"`
-	FirstCheckMin float64       `json:"firstCheckMin" mapstructure:"firstCheckMin"`
-	Confidence    float64       `json:"confidence" mapstructure:"confidence"`
-	AgreeChecks   int           `json:"agreeChecks" mapstructure:"agreeChecks"`
-	Action        string        `json:"action" mapstructure:"action"`
-	WatchBash     bool          `json:"watchBash" mapstructure:"watchBash"`
-	WatchBgTasks  bool          `json:"watchBgTasks" mapstructure:"watchBgTasks"`
-	OtherTools    string        `json:"otherTools" mapstructure:"otherTools"`
-	InputWaitSec  float64       `json:"inputWaitSec" mapstructure:"inputWaitSec"`
-	Debug         bool          `json:"debug" mapstructure:"debug"`
-	DecisionModel DecisionModel `json:"decisionModel" mapstructure:"decisionModel"`
-}
-
-// DecisionModel says which decision model answers the watchdog's questions.
-type DecisionModel struct {
-	Source     string  `json:"source" mapstructure:"source"`
-	Backend    string  `json:"backend" mapstructure:"backend"`
-	URL        string  `json:"url" mapstructure:"url"`
-	Model      string  `json:"model" mapstructure:"model"`
-	APIKeyEnv  string  `json:"apiKeyEnv" mapstructure:"apiKeyEnv"`
-	TimeoutSec float64 `json:"timeoutSec" mapstructure:"timeoutSec"`
-}
+// The configuration types live in a leaf package so the supervisor process,
+// which only reads a resolved configuration, does not link viper.
+type (
+	Watchdog      = watchdogconf.Watchdog
+	DecisionModel = watchdogconf.DecisionModel
+)
 
 // Default is the built-in configuration, used when nothing overrides it.
-func Default() Watchdog {
-	return Watchdog{
-		Enabled:       true,
-		IntervalMin:   3,
-		FirstCheckMin: 2,
-		Confidence:    0.5,
-		AgreeChecks:   2,
-		Action:        "background",
-		WatchBash:     true,
-		WatchBgTasks:  false,
-		OtherTools:    "off",
-		InputWaitSec:  10,
-		Debug:         false,
-		DecisionModel: DecisionModel{Source: "inherit", Backend: "local", TimeoutSec: 20},
-	}
-}
+func Default() Watchdog { return watchdogconf.Default() }
 
-// Interval is the time between checks after the first one.
-func (w Watchdog) Interval() time.Duration { return minutes(w.IntervalMin) }
-
-// FirstCheck is how long a command runs before its first check.
-func (w Watchdog) FirstCheck() time.Duration { return minutes(w.FirstCheckMin) }
-
-// InputWait is how long a call blocked reading an unattended terminal waits
-// before it is acted on.
-func (w Watchdog) InputWait() time.Duration { return seconds(w.InputWaitSec) }
-
-// Timeout is how long to wait for a remote decision model's answer.
-func (m DecisionModel) Timeout() time.Duration { return seconds(m.TimeoutSec) }
-
-func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// ForceActEnv, set to 1, makes every due check act (for testing the action
-// paths). It is not a setting: nothing persists it, and it shares the
-// watchdog's variable prefix only so people find it next to the others.
-const ForceActEnv = "HANGDOG_WATCHDOG_FORCE_ACT"
+// ForceActEnv, set to 1, makes every due check act; see watchdogconf.
+const ForceActEnv = watchdogconf.ForceActEnv

@@ -7,23 +7,23 @@ import (
 	"path/filepath"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
 // Spec is everything a supervisor needs to run a task. The caller resolves it
 // (settings layers, cwd, environment) so the supervisor process loads nothing
 // heavy at start-up; it travels as the task's spec.json.
 type Spec struct {
-	Command     string            `json:"command"`        // display form; run with bash -c when Shell
-	Argv        []string          `json:"argv,omitempty"` // exec'd directly when !Shell
-	Shell       bool              `json:"shell"`
-	Cwd         string            `json:"cwd"`
-	Env         []string          `json:"-"` // handed to the supervisor by exec, never written to disk (it may hold secrets)
-	Rows        uint16            `json:"rows"`
-	Cols        uint16            `json:"cols"`
-	Mode        bgtasks.Mode      `json:"mode"`
-	Interactive bool              `json:"interactive"` // a person is at the caller's terminal
-	Watchdog    settings.Watchdog `json:"watchdog"`
+	Command     string                `json:"command"`        // display form; run with bash -c when Shell
+	Argv        []string              `json:"argv,omitempty"` // exec'd directly when !Shell
+	Shell       bool                  `json:"shell"`
+	Cwd         string                `json:"cwd"`
+	Env         []string              `json:"-"` // handed to the supervisor by exec, never written to disk (it may hold secrets)
+	Rows        uint16                `json:"rows"`
+	Cols        uint16                `json:"cols"`
+	Mode        bgtasks.Mode          `json:"mode"`
+	Interactive bool                  `json:"interactive"` // a person is at the caller's terminal
+	Watchdog    watchdogconf.Watchdog `json:"watchdog"`
 }
 
 const specFile = "spec.json"

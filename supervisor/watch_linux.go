@@ -13,7 +13,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/jev"
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 	"github.com/hangdog/hangdog/supervisor/watchdog"
 )
@@ -39,7 +39,7 @@ func (s *supervisor) watch(ctx context.Context) {
 		return
 	}
 	w := watchdog.New(cfg, s.spec.Command, s.meta.Started,
-		watchdog.ForceAct(os.Getenv(settings.ForceActEnv) == "1"),
+		watchdog.ForceAct(os.Getenv(watchdogconf.ForceActEnv) == "1"),
 		watchdog.InBackground(background))
 	w.SetInteractive(s.spec.Interactive, time.Now())
 	// One sampler and one output stream, both fed through the Watch at every
@@ -112,7 +112,7 @@ func (s *supervisor) mode() bgtasks.Mode {
 // remoteBackend is the model asked when the local judge is unsure, or nil.
 // A bad configuration is reported in the supervisor log and the local judge
 // decides alone: a missing model never stops a task from running.
-func (s *supervisor) remoteBackend(cfg settings.Watchdog) jev.Backend {
+func (s *supervisor) remoteBackend(cfg watchdogconf.Watchdog) jev.Backend {
 	dm := cfg.DecisionModel
 	b, err := jev.FromEnvironment(dm.Source, jev.RemoteConfig{
 		Backend: dm.Backend, URL: dm.URL, Model: dm.Model, APIKeyEnv: dm.APIKeyEnv, Timeout: dm.Timeout(),
@@ -126,7 +126,7 @@ func (s *supervisor) remoteBackend(cfg settings.Watchdog) jev.Backend {
 
 // openCheckLog opens the debug log for appending when asked for; each line
 // is written with one O_APPEND write, so many supervisors share it safely.
-func (s *supervisor) openCheckLog(cfg settings.Watchdog) *os.File {
+func (s *supervisor) openCheckLog(cfg watchdogconf.Watchdog) *os.File {
 	if !cfg.Debug && os.Getenv(DebugEnv) != "1" {
 		return nil
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/jev"
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 )
 
@@ -80,7 +80,7 @@ func TestIdleTrigger(t *testing.T) {
 		},
 		{
 			name: "agreeChecks 3 needs three idle checks",
-			cfg:  config(func(c *settings.Watchdog) { c.AgreeChecks = 3 }), cmd: "./deploy.sh",
+			cfg:  config(func(c *watchdogconf.Watchdog) { c.AgreeChecks = 3 }), cmd: "./deploy.sh",
 			steps: []step{
 				{at: check1, tree: tree()},
 				{at: check2, tree: tree()},
@@ -89,14 +89,14 @@ func TestIdleTrigger(t *testing.T) {
 		},
 		{
 			name: "agreeChecks 1: the model's stop acts at once, idle would need two checks",
-			cfg:  config(func(c *settings.Watchdog) { c.AgreeChecks = 1; c.Action = ActionKill }), cmd: "./deploy.sh",
+			cfg:  config(func(c *watchdogconf.Watchdog) { c.AgreeChecks = 1; c.Action = ActionKill }), cmd: "./deploy.sh",
 			steps: []step{
 				{at: check1, tree: tree(), want: want{act: true, trigger: TriggerStop, action: ActionKill}},
 			},
 		},
 		{
 			name: "confidence above the model's stops every streak",
-			cfg:  config(func(c *settings.Watchdog) { c.Confidence = 0.9 }), cmd: "./deploy.sh",
+			cfg:  config(func(c *watchdogconf.Watchdog) { c.Confidence = 0.9 }), cmd: "./deploy.sh",
 			steps: []step{
 				{at: check1, tree: tree()},
 				{at: check2, tree: tree()},
@@ -416,7 +416,7 @@ func TestForcedAct(t *testing.T) {
 		},
 		{
 			name: "disabled still wins",
-			cfg:  config(func(c *settings.Watchdog) { c.Enabled = false }), cmd: "make", opts: []Option{ForceAct(true)},
+			cfg:  config(func(c *watchdogconf.Watchdog) { c.Enabled = false }), cmd: "make", opts: []Option{ForceAct(true)},
 			steps: []step{
 				{at: check1, tree: tree(), want: want{trigger: TriggerForced, veto: VetoDisabled}},
 			},
@@ -432,7 +432,7 @@ func TestForcedAct(t *testing.T) {
 }
 
 func TestDisabledNeverActs(t *testing.T) {
-	off := config(func(c *settings.Watchdog) { c.Enabled = false })
+	off := config(func(c *watchdogconf.Watchdog) { c.Enabled = false })
 	runAll(t, []scenario{
 		{
 			name: "idle", cfg: off, cmd: "./deploy.sh",

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/jev"
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/activity"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 )
@@ -17,16 +17,16 @@ import (
 var t0 = time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 
 // config is the default watchdog configuration with changes applied.
-func config(changes ...func(*settings.Watchdog)) settings.Watchdog {
-	c := settings.Default()
+func config(changes ...func(*watchdogconf.Watchdog)) watchdogconf.Watchdog {
+	c := watchdogconf.Default()
 	for _, f := range changes {
 		f(&c)
 	}
 	return c
 }
 
-func withAction(a string) func(*settings.Watchdog) {
-	return func(c *settings.Watchdog) { c.Action = a }
+func withAction(a string) func(*watchdogconf.Watchdog) {
+	return func(c *watchdogconf.Watchdog) { c.Action = a }
 }
 
 // sim plays a command's life into a Watch the way the supervisor will: output
@@ -44,7 +44,7 @@ type sim struct {
 	lastSample time.Time
 }
 
-func newSim(t *testing.T, cfg settings.Watchdog, cmd string, opts ...Option) *sim {
+func newSim(t *testing.T, cfg watchdogconf.Watchdog, cmd string, opts ...Option) *sim {
 	t.Helper()
 	return &sim{t: t, w: New(cfg, cmd, t0, opts...), cmd: cmd, judge: jev.NewJudge(jev.NewLocal(), nil), lastSample: t0}
 }
@@ -244,7 +244,7 @@ type step struct {
 
 type scenario struct {
 	name  string
-	cfg   settings.Watchdog
+	cfg   watchdogconf.Watchdog
 	cmd   string
 	opts  []Option
 	steps []step

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 )
 
@@ -216,7 +216,7 @@ func TestFastCheckWanted(t *testing.T) {
 		t.Error("no sample wanted after the person left")
 	}
 
-	off := New(config(func(c *settings.Watchdog) { c.Enabled = false }), "cat", t0)
+	off := New(config(func(c *watchdogconf.Watchdog) { c.Enabled = false }), "cat", t0)
 	if off.FastCheckWanted(s.snapshot(200*sec), at(200*sec)) {
 		t.Error("a disabled watchdog wants samples")
 	}

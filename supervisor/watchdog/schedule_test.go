@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
 func TestNextDue(t *testing.T) {
@@ -25,7 +25,7 @@ func TestNextDue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := config(func(c *settings.Watchdog) { c.FirstCheckMin, c.IntervalMin = tt.first, tt.interval })
+			cfg := config(func(c *watchdogconf.Watchdog) { c.FirstCheckMin, c.IntervalMin = tt.first, tt.interval })
 			w := New(cfg, "make", t0)
 			if got := w.NextDue(); !got.Equal(t0.Add(tt.want[0])) {
 				t.Errorf("before any check: NextDue = +%v, want +%v", got.Sub(t0), tt.want[0])

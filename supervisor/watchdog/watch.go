@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/jev"
-	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/activity"
 )
 
@@ -19,7 +19,7 @@ const minInterval = time.Second
 // (FastCheckWanted, Fast, Due): their counters are deltas since the previous
 // call, and a due check judges the sum over its whole window.
 type Watch struct {
-	cfg     settings.Watchdog
+	cfg     watchdogconf.Watchdog
 	command string
 	started time.Time
 
@@ -60,7 +60,7 @@ func InBackground(on bool) Option { return func(w *Watch) { w.background = on } 
 
 // New starts watching a command that started at started. Its declared time
 // bound and what the command line alone says about it are worked out once.
-func New(cfg settings.Watchdog, command string, started time.Time, opts ...Option) *Watch {
+func New(cfg watchdogconf.Watchdog, command string, started time.Time, opts ...Option) *Watch {
 	w := &Watch{cfg: cfg, command: command, started: started, win: newWindow(started, 0)}
 	w.bound, w.bounded = jev.DeclaredBound(command)
 	w.service = serviceFromCommand(command)
