@@ -31,7 +31,6 @@ const (
 	resultFileName = "result.json"
 	outputFileName = "output.log"
 	socketFileName = "sock"
-	specFileName   = "spec.json"
 
 	// removingPrefix marks a task directory being deleted; renaming first
 	// means a half-deleted task is never listed.

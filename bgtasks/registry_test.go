@@ -124,8 +124,8 @@ func TestCreateAndGet(t *testing.T) {
 	if got.Command != "npm test" || !got.Shell || got.Cwd != "/src" || got.Mode != Foreground || got.Dir != task.Dir {
 		t.Fatalf("Get returned %+v", got)
 	}
-	if filepath.Base(got.OutputPath()) != "output.log" || filepath.Base(got.SocketPath()) != "sock" || filepath.Base(got.SpecPath()) != "spec.json" {
-		t.Fatalf("paths: %s %s %s", got.OutputPath(), got.SocketPath(), got.SpecPath())
+	if filepath.Base(got.OutputPath()) != "output.log" || filepath.Base(got.SocketPath()) != "sock" {
+		t.Fatalf("paths: %s %s", got.OutputPath(), got.SocketPath())
 	}
 }
 

@@ -23,9 +23,6 @@ func (t *Task) OutputPath() string { return filepath.Join(t.Dir, outputFileName)
 // SocketPath is the supervisor's control socket.
 func (t *Task) SocketPath() string { return filepath.Join(t.Dir, socketFileName) }
 
-// SpecPath is spec.json, what the supervisor was asked to run.
-func (t *Task) SpecPath() string { return filepath.Join(t.Dir, specFileName) }
-
 // MetaPath is meta.json.
 func (t *Task) MetaPath() string { return filepath.Join(t.Dir, metaFileName) }
 

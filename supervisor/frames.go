@@ -19,9 +19,10 @@ const (
 	frameEnded    byte = 'E' // JSON bgtasks.Result
 	frameFailed   byte = 'F' // text: the command could not be started
 
-	frameInput  byte = 'i' // bytes for the terminal
-	frameResize byte = 'r' // rows, cols as two big-endian uint16
-	frameStop   byte = 'k' // signal number as one byte
+	frameHandover byte = 'h' // JSON handover: the task, first frame of every link
+	frameInput    byte = 'i' // bytes for the terminal
+	frameResize   byte = 'r' // rows, cols as two big-endian uint16
+	frameStop     byte = 'k' // signal number as one byte
 )
 
 // maxFrame bounds a frame so a corrupt length cannot make a reader allocate

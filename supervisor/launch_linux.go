@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -22,12 +21,18 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 )
 
-// SuperviseArg is the hidden first argument that makes the hangdog binary act
-// as a supervisor; main dispatches on it before any CLI parsing.
+// SuperviseArg is the hidden argument that makes a hangdog binary act as a
+// supervisor; main dispatches on it before any CLI parsing.
 const SuperviseArg = "__supervise"
 
-// Executable is the hangdog binary that Start re-executes as a supervisor.
-// Tests and other front ends that are not the hangdog binary set it.
+// BinaryName is the slim supervisor program installed next to hangdog. It
+// links only what a supervisor runs, so it starts in about half the time of
+// the full CLI and stays small while it waits.
+const BinaryName = "hangdog-supervisor"
+
+// Executable, when set, is the program Start runs as a supervisor (tests and
+// front ends that are not the hangdog binary set it). Otherwise Start uses
+// hangdog-supervisor next to the running binary, else the binary itself.
 var Executable = ""
 
 // Link is a caller's connection to the supervisor of the task it started.
@@ -52,27 +57,39 @@ type Link struct {
 // Start registers a task, spawns its supervisor in a session of its own and
 // returns the link to it. The command starts running at once.
 func Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
-	if len(spec.Argv) == 0 && spec.Command == "" {
-		return nil, errors.New("nothing to run: give a command, e.g. `hangdog run -- make test`")
+	if err := checkSpec(spec); err != nil {
+		return nil, err
 	}
-	exe := Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the hangdog binary to start a supervisor: %w", err)
-		}
-	}
-	if spec.Mode == "" {
-		spec.Mode = bgtasks.Foreground
-	}
-	task, err := reg.Create(bgtasks.Meta{
-		Command: spec.Command, Argv: spec.Argv, Shell: spec.Shell, Cwd: spec.Cwd,
-		Started: time.Now(), Mode: spec.Mode, State: bgtasks.Starting, Caller: callerKind(spec.Interactive),
-	})
+	p, err := Prestart(spec.Env)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSpec(task.Dir, spec); err != nil {
+	return p.Start(reg, spec)
+}
+
+func checkSpec(spec Spec) error {
+	if len(spec.Argv) == 0 && spec.Command == "" {
+		return errors.New("nothing to run: give a command, e.g. `hangdog run -- make test`")
+	}
+	return nil
+}
+
+// Pending is a supervisor process started before its task is registered:
+// its start-up overlaps with the caller resolving settings and creating the
+// task. Exactly one of Start or Cancel must follow.
+type Pending struct {
+	conn  net.Conn
+	pid   int
+	ticks uint64
+}
+
+// Prestart starts a supervisor process that waits for its task. env is the
+// environment of the supervisor and of the command it will run (nil: this
+// process's); it travels by exec, never through a file, as it may hold
+// secrets.
+func Prestart(env []string) (*Pending, error) {
+	exe, err := supervisorBinary()
+	if err != nil {
 		return nil, err
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -80,37 +97,110 @@ func Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		return nil, fmt.Errorf("create caller link: %w", err)
 	}
 	mine := os.NewFile(uintptr(fds[0]), "link")
-	theirs := os.NewFile(uintptr(fds[1]), "link")
-	defer theirs.Close()
-	logf, err := os.OpenFile(filepath.Join(task.Dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	defer unix.Close(fds[1])
+	// Until it knows its task, the supervisor has no log to write to; it
+	// moves its stdout and stderr to the task's supervisor.log on hand-over.
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		mine.Close()
-		return nil, fmt.Errorf("open supervisor log: %w", err)
+		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
 	}
-	defer logf.Close()
-	cmd := exec.Command(exe, SuperviseArg, task.Dir)
-	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = spec.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	defer unix.Close(null)
+	if env == nil {
+		env = os.Environ()
+	}
+	// syscall.ForkExec rather than os/exec: the supervisor is started on
+	// every run's critical path, and os/exec's first start in a process
+	// probes pidfd support with an extra fork.
+	pid, err := syscall.ForkExec(exe, []string{exe, SuperviseArg}, &syscall.ProcAttr{
+		Env:   env,
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(fds[1])},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
 		mine.Close()
 		return nil, fmt.Errorf("start supervisor %s: %w", exe, err)
 	}
-	conn, err := net.FileConn(mine)
-	mine.Close()
-	if err != nil {
-		return nil, fmt.Errorf("open caller link: %w", err)
-	}
-	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: conn}
-	// Buffered, so a frame's header and payload cost one read, not two.
-	l.fr = frameReader{r: bufio.NewReaderSize(conn, 256<<10)}
 	// The supervisor is this process's child until it exits; this goroutine
 	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
 	// zombies. It ends when the supervisor does.
-	go cmd.Wait()
+	go reapChild(pid)
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return nil, fmt.Errorf("open caller link: %w", err)
+	}
+	ticks, _ := bgtasks.ProcStartTicks(pid)
+	return &Pending{conn: conn, pid: pid, ticks: ticks}, nil
+}
+
+func reapChild(pid int) {
+	for {
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			return
+		}
+	}
+}
+
+// Cancel lets the supervisor go without a task: it exits and nothing is
+// registered.
+func (p *Pending) Cancel() { p.conn.Close() }
+
+// Start registers the task and hands it to the waiting supervisor, which
+// starts the command at once.
+func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
+	if err := checkSpec(spec); err != nil {
+		p.Cancel()
+		return nil, err
+	}
+	if spec.Mode == "" {
+		spec.Mode = bgtasks.Foreground
+	}
+	// The supervisor's PID is known before the task exists, so a supervisor
+	// that dies before it reports is found lost at once, not after a timeout.
+	task, err := reg.Create(bgtasks.Meta{
+		Command: spec.Command, Argv: spec.Argv, Shell: spec.Shell, Cwd: spec.Cwd,
+		Started: time.Now(), Mode: spec.Mode, State: bgtasks.Starting, Caller: callerKind(spec.Interactive),
+		SupervisorPID: p.pid, SupervisorTicks: p.ticks,
+	})
+	if err != nil {
+		p.Cancel()
+		return nil, err
+	}
+	h, err := json.Marshal(handover{Home: reg.Home(), Dir: task.Dir, Meta: task.Meta, Spec: spec})
+	if err == nil {
+		err = writeFrame(p.conn, frameHandover, h)
+	}
+	if err != nil {
+		p.Cancel()
+		res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: its supervisor exited before taking the task"}
+		reg.WriteResult(task.ID, res)
+		return nil, fmt.Errorf("hand task %s to its supervisor: %w", task.ID, err)
+	}
+	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: p.conn}
+	// Buffered, so a frame's header and payload cost one read, not two.
+	l.fr = frameReader{r: bufio.NewReaderSize(p.conn, 256<<10)}
 	return l, nil
 }
+
+// supervisorBinary is the program a supervisor runs as. It is resolved once:
+// the shell and the MCP server start many tasks.
+var supervisorBinary = sync.OnceValues(func() (string, error) {
+	if Executable != "" {
+		return Executable, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the hangdog binary to start a supervisor: %w", err)
+	}
+	slim := filepath.Join(filepath.Dir(self), BinaryName)
+	if st, err := os.Stat(slim); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return slim, nil
+	}
+	return self, nil
+})
 
 func callerKind(interactive bool) string {
 	if interactive {

@@ -14,7 +14,7 @@ import (
 // Go's poller, so reads honour deadlines and Close unblocks a pending Read —
 // which the drain after the command exits depends on. creack/pty hands back a
 // blocking master, so its descriptor is re-wrapped.
-func openPTY(rows, cols uint16) (master, slave *os.File, err error) {
+func openPTY() (master, slave *os.File, err error) {
 	m, s, err := pty.Open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("open a pseudo-terminal: %w", err)
@@ -32,11 +32,6 @@ func openPTY(rows, cols uint16) (master, slave *os.File, err error) {
 	}
 	master = os.NewFile(uintptr(fd), "/dev/ptmx")
 	if err := rawOutput(s); err != nil {
-		master.Close()
-		s.Close()
-		return nil, nil, err
-	}
-	if err := setWinsize(master, rows, cols); err != nil {
 		master.Close()
 		s.Close()
 		return nil, nil, err

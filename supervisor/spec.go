@@ -1,18 +1,13 @@
 package supervisor
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
 // Spec is everything a supervisor needs to run a task. The caller resolves it
 // (settings layers, cwd, environment) so the supervisor process loads nothing
-// heavy at start-up; it travels as the task's spec.json.
+// heavy at start-up; it travels in the hand-over (see Prestart).
 type Spec struct {
 	Command     string                `json:"command"`        // display form; run with bash -c when Shell
 	Argv        []string              `json:"argv,omitempty"` // exec'd directly when !Shell
@@ -26,24 +21,13 @@ type Spec struct {
 	Watchdog    watchdogconf.Watchdog `json:"watchdog"`
 }
 
-const specFile = "spec.json"
-
-func writeSpec(dir string, s Spec) error {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("encode task spec: %w", err)
-	}
-	return bgtasks.WriteFileAtomic(filepath.Join(dir, specFile), b)
-}
-
-func readSpec(dir string) (Spec, error) {
-	var s Spec
-	b, err := os.ReadFile(filepath.Join(dir, specFile))
-	if err != nil {
-		return s, fmt.Errorf("read task spec: %w", err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("parse %s: %w", filepath.Join(dir, specFile), err)
-	}
-	return s, nil
+// handover is what a caller gives its prestarted supervisor: the registered
+// task and how to run it. It travels over the caller link, not through a
+// file, and reaches a supervisor that has already done everything that does
+// not depend on the task.
+type handover struct {
+	Home string       `json:"home"`
+	Dir  string       `json:"dir"` // the task's directory
+	Meta bgtasks.Meta `json:"meta"`
+	Spec Spec         `json:"spec"`
 }

@@ -35,6 +35,7 @@ const (
 	drainMax       = 2 * time.Second
 	defaultGrace   = 2 * time.Second
 	noticePause    = 2 * time.Millisecond
+	trimAfter      = time.Second
 	eventTailLines = 10
 	eventTailBytes = 64 << 10
 )
@@ -71,53 +72,102 @@ type supervisor struct {
 	result     bgtasks.Result
 }
 
-// Main is the supervisor process: `hangdog __supervise DIR`, with the caller
-// link as fd 3. It returns the process exit status.
-func Main(dir string) int {
-	s, err := newSupervisor(dir)
+// Main is the supervisor process: `hangdog __supervise`, with the caller link
+// as fd 3. It sets up everything that does not depend on the task while its
+// caller registers the task, then runs the task it is handed. It returns the
+// process exit status.
+func Main() int {
+	link, err := callerLink()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 		return 1
 	}
-	return s.run()
+	env := prepare()
+	h, err := readHandover(link)
+	if err != nil {
+		// The caller let go before handing over a task (bad input, or it
+		// died): nothing was registered, so there is nothing to record.
+		return 0
+	}
+	logToTask(h.Dir)
+	s, err := newSupervisor(h, link)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+		return 1
+	}
+	return s.run(env)
 }
 
-func newSupervisor(dir string) (*supervisor, error) {
-	dir, err := filepath.Abs(dir)
+// callerLink is the socket the caller left on fd 3.
+func callerLink() (net.Conn, error) {
+	f := os.NewFile(3, "caller-link")
+	if f == nil {
+		return nil, errors.New("no caller link on fd 3; a supervisor is started by hangdog, not by hand")
+	}
+	defer f.Close()
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, fmt.Errorf("open caller link: %w", err)
+	}
+	return c, nil
+}
+
+// readHandover waits for the caller's first frame, the task to run. The
+// frame reader reads exactly one frame, so nothing after it is lost to
+// readLink.
+func readHandover(c net.Conn) (handover, error) {
+	var h handover
+	fr := frameReader{r: c}
+	kind, p, err := fr.next()
+	if err != nil {
+		return h, err
+	}
+	if kind != frameHandover {
+		return h, fmt.Errorf("first frame %q is not a hand-over: %w", kind, errCorruptLink)
+	}
+	if err := json.Unmarshal(p, &h); err != nil {
+		return h, fmt.Errorf("decode hand-over: %w", err)
+	}
+	return h, nil
+}
+
+// logToTask sends this process's stdout and stderr (and so a crash's report)
+// to the task's supervisor.log. Failing that they stay on /dev/null: a log
+// is never a reason not to run the task.
+func logToTask(dir string) {
+	f, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	unix.Dup3(int(f.Fd()), 1, 0)
+	unix.Dup3(int(f.Fd()), 2, 0)
+}
+
+func newSupervisor(h handover, link net.Conn) (*supervisor, error) {
+	reg, err := bgtasks.Open(h.Home)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := bgtasks.Open(filepath.Dir(filepath.Dir(dir)))
-	if err != nil {
-		return nil, err
-	}
-	task, err := reg.Get(filepath.Base(dir))
-	if err != nil {
-		return nil, err
-	}
-	spec, err := readSpec(dir)
-	if err != nil {
-		return nil, err
-	}
-	s := &supervisor{
-		dir: dir, reg: reg, spec: spec, meta: task.Meta,
+	return &supervisor{
+		dir: h.Dir, reg: reg, spec: h.Spec, meta: h.Meta, link: link,
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),
 		outputReady: make(chan struct{}, 1),
 		exited:      make(chan unix.WaitStatus, 1),
 		ended:       make(chan struct{}),
-	}
-	if f := os.NewFile(3, "caller-link"); f != nil {
-		if c, err := net.FileConn(f); err == nil {
-			s.link = c
-		}
-		f.Close()
-	}
-	return s, nil
+	}, nil
 }
 
-func (s *supervisor) run() int {
+// environment is what a supervisor sets up before it knows its task.
+type environment struct {
+	sigchld, sigterm chan os.Signal
+	master, slave    *os.File
+	err              error // the first failure, reported once there is a task
+}
+
+func prepare() *environment {
 	// The supervisor has no terminal and must outlive whoever started it, so
 	// these signals are caught and dropped rather than ignored: an ignored
 	// disposition would be inherited by the command (a bash that ignores
@@ -129,23 +179,32 @@ func (s *supervisor) run() int {
 		for range stray {
 		}
 	}()
+	env := &environment{sigchld: make(chan os.Signal, 16), sigterm: make(chan os.Signal, 1)}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return s.failStart(fmt.Errorf("become child subreaper: %w", err))
+		env.err = fmt.Errorf("become child subreaper: %w", err)
+		return env
 	}
-	sigchld := make(chan os.Signal, 16)
-	signal.Notify(sigchld, syscall.SIGCHLD)
-	sigterm := make(chan os.Signal, 1)
-	signal.Notify(sigterm, syscall.SIGTERM)
+	signal.Notify(env.sigchld, syscall.SIGCHLD)
+	signal.Notify(env.sigterm, syscall.SIGTERM)
+	env.master, env.slave, env.err = openPTY()
+	return env
+}
 
+func (s *supervisor) run(env *environment) int {
+	if env.err != nil {
+		return s.failStart(env.err)
+	}
+	s.master = env.master
+	slave := env.slave
+	if err := setWinsize(s.master, s.spec.Rows, s.spec.Cols); err != nil {
+		slave.Close()
+		return s.failStart(err)
+	}
 	var err error
 	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
+		slave.Close()
 		return s.failStart(fmt.Errorf("open output log: %w", err))
-	}
-	var slave *os.File
-	s.master, slave, err = openPTY(s.spec.Rows, s.spec.Cols)
-	if err != nil {
-		return s.failStart(err)
 	}
 	s.pid, err = s.startCommand(slave)
 	slave.Close()
@@ -156,12 +215,12 @@ func (s *supervisor) run() int {
 	// output, and only then do the bookkeeping, which overlaps with it.
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
-	go s.reap(sigchld)
+	go s.reap(env.sigchld)
 	go s.notifyOutput()
 	go s.readOutput()
 	go s.readLink()
 	go func() {
-		<-sigterm
+		<-env.sigterm
 		s.kill(syscall.SIGTERM, defaultGrace, "its supervisor received SIGTERM")
 	}()
 	// Listen before the record says running, so whoever sees "running" can
@@ -179,7 +238,9 @@ func (s *supervisor) run() int {
 		}()
 	}
 	s.recordRunning()
-	trimImage()
+	// Trimming the image pays off only for a supervisor that stays; most
+	// commands end before this fires.
+	trim := time.AfterFunc(trimAfter, trimImage)
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
@@ -190,6 +251,7 @@ func (s *supervisor) run() int {
 
 	status := <-s.exited
 	exitAt := time.Now()
+	trim.Stop()
 	stopWatch()
 	<-watched
 	s.drain(exitAt)

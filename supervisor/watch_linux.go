@@ -42,6 +42,15 @@ func (s *supervisor) watch(ctx context.Context) {
 		watchdog.ForceAct(os.Getenv(watchdogconf.ForceActEnv) == "1"),
 		watchdog.InBackground(background))
 	w.SetInteractive(s.spec.Interactive, time.Now())
+	tick := time.NewTicker(checkTick)
+	defer tick.Stop()
+	// Most commands end within a second. Everything a check needs is set up
+	// at the first tick, so they never pay for it.
+	select {
+	case <-ctx.Done():
+		return
+	case <-tick.C:
+	}
 	// One sampler and one output stream, both fed through the Watch at every
 	// check, fast or due: it keeps the window totals a due check judges.
 	smp := sampler.New(s.self, s.master)
@@ -51,9 +60,6 @@ func (s *supervisor) watch(ctx context.Context) {
 	if logf != nil {
 		defer logf.Close()
 	}
-
-	tick := time.NewTicker(checkTick)
-	defer tick.Stop()
 	for {
 		var now time.Time
 		select {

@@ -9,8 +9,8 @@ import (
 	"github.com/hangdog/hangdog/supervisor"
 )
 
-// TestMain builds the hangdog binary once: a supervisor is that binary
-// re-executed, so commands in these tests run as they do for users.
+// TestMain builds hangdog and its supervisor once, so commands in these tests
+// run under the supervisor users get.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hdtui")
 	if err != nil {
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	supervisor.Executable = bin
+	supervisor.Executable = testbin.Supervisor(bin)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

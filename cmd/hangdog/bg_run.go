@@ -28,15 +28,21 @@ once, printing the task id on stdout. Its completion is recorded as an event
   hangdog bg run 'make -j8 2>&1 | tee build.txt'
   hangdog bg logs "$id" -f`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			pending, err := supervisor.Prestart(nil)
+			if err != nil {
+				return err
+			}
 			spec, err := buildSpec(args, f, bgtasks.Background)
 			if err != nil {
+				pending.Cancel()
 				return err
 			}
 			reg, err := openRegistry()
 			if err != nil {
+				pending.Cancel()
 				return err
 			}
-			link, err := supervisor.Start(reg, spec)
+			link, err := pending.Start(reg, spec)
 			if err != nil {
 				return err
 			}

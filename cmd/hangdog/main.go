@@ -13,8 +13,8 @@ import (
 func main() {
 	// A supervisor is this same binary re-executed; it skips the CLI entirely
 	// so it starts fast and small.
-	if len(os.Args) == 3 && os.Args[1] == supervisor.SuperviseArg {
-		os.Exit(supervisor.Main(os.Args[2]))
+	if len(os.Args) == 2 && os.Args[1] == supervisor.SuperviseArg {
+		os.Exit(supervisor.Main())
 	}
 	os.Exit(run(os.Args[1:]))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +12,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
-// hangdogBin is the binary under test, built once for the package: the
-// supervisor is this binary re-executed, so tests drive it as users do.
+// hangdogBin is the binary under test, built once for the package with
+// hangdog-full and hangdog-supervisor beside it, as `make build` leaves them,
+// so tests drive it as users do.
 var hangdogBin string
 
 func TestMain(m *testing.M) {

@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -24,7 +26,7 @@ func newMCPCmd() *cobra.Command {
 	var outputLimit int
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve hangdog's supervised bash and background-task tools to an AI agent (MCP over stdio)",
+		Short: mcpShort,
 		Long: `Run a Model Context Protocol server on stdin/stdout for an AI agent's harness
 (Claude Code, Codex, any MCP client). Its tools: bash (run a command
 supervised), bg_tasks, bg_logs, bg_send, bg_wait, bg_kill and bg_detach.

@@ -70,11 +70,18 @@ belongs to its caller.`,
   hangdog run --cwd ~/src/app --set watchdog.action=kill -- ./flaky.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := buildSpec(args, f.taskFlags, bgtasks.Foreground)
+			// The supervisor starts first, so its start-up overlaps with
+			// resolving settings and registering the task.
+			pending, err := supervisor.Prestart(nil)
 			if err != nil {
 				return err
 			}
-			return runForeground(cmd.Context(), spec, f)
+			spec, err := buildSpec(args, f.taskFlags, bgtasks.Foreground)
+			if err != nil {
+				pending.Cancel()
+				return err
+			}
+			return runForeground(cmd.Context(), pending, spec, f)
 		},
 	}
 	f.register(cmd)
@@ -185,13 +192,14 @@ type runReport struct {
 	Reason             string `json:"reason,omitempty"`
 }
 
-func runForeground(ctx context.Context, spec supervisor.Spec, f runFlags) error {
+func runForeground(ctx context.Context, pending *supervisor.Pending, spec supervisor.Spec, f runFlags) error {
 	reg, err := openRegistry()
 	if err != nil {
+		pending.Cancel()
 		return err
 	}
 	started := time.Now()
-	link, err := supervisor.Start(reg, spec)
+	link, err := pending.Start(reg, spec)
 	if err != nil {
 		return err
 	}

@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -20,7 +22,7 @@ func init() {
 func newShellCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "shell",
-		Short: "Open the interactive shell (also: hangdog with no arguments)",
+		Short: shellShort,
 		Long: `Open a full-screen shell for a person. Each command you type runs supervised in
 the foreground and its output streams into the scrollback; the status bar shows
 what the watchdog makes of it. Because you are at the terminal, a command that
@@ -55,7 +57,7 @@ func runShell(cmd *cobra.Command) error {
 func newSettingsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "settings",
-		Short: "Edit the watchdog settings on a full screen",
+		Short: settingsShort,
 		Long: `Show every watchdog setting with its value, where the value comes from (default,
 user file, project file, environment), what it allows and what it does, and edit
 it in place: space toggles a boolean, ←/→ pick a choice, numbers are checked as

@@ -1,6 +1,7 @@
-// Package testbin builds the hangdog binary for tests that drive it as users
-// do — the supervisor is that binary re-executed — built the way `make
-// build` builds it.
+// Package testbin builds hangdog for tests that drive it as users do, the
+// way `make build` builds it: the lite hangdog, and next to it hangdog-full
+// (the shell, the settings screen, the MCP server) and the slim
+// hangdog-supervisor it starts for every task.
 package testbin
 
 import (
@@ -10,14 +11,42 @@ import (
 	"path/filepath"
 )
 
-// Build compiles cmd/hangdog into dir and returns the binary's path.
+// builds are the binaries `make build` makes: output name, package, tags.
+var builds = []struct{ name, pkg, tags string }{
+	{"hangdog", "./cmd/hangdog", "lite"},
+	{"hangdog-full", "./cmd/hangdog", ""},
+	{"hangdog-supervisor", "./cmd/hangdog-supervisor", ""},
+}
+
+// Build compiles the binaries into dir, concurrently, and returns hangdog's
+// path.
 func Build(dir string) (string, error) {
-	bin := filepath.Join(dir, "hangdog")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/hangdog/hangdog/cmd/hangdog")
-	// Static, as `make build` makes it: no dynamic loader at every start.
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build hangdog: %v\n%s", err, out)
+	errs := make(chan error, len(builds))
+	for _, b := range builds {
+		go func() {
+			cmd := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(dir, b.name), "github.com/hangdog/hangdog/"+b.pkg[2:])
+			// Static, as `make build` makes it: no dynamic loader at every start.
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("build %s: %v\n%s", b.name, err, out)
+				return
+			}
+			errs <- nil
+		}()
 	}
-	return bin, nil
+	var first error
+	for range builds {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return "", first
+	}
+	return filepath.Join(dir, "hangdog"), nil
+}
+
+// Supervisor is the supervisor binary Build put next to hangdog at bin.
+func Supervisor(bin string) string {
+	return filepath.Join(filepath.Dir(bin), "hangdog-supervisor")
 }

@@ -1,0 +1,42 @@
+//go:build lite
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	rootRun = func(*cobra.Command, []string) error { return execFull() }
+	for _, c := range []struct{ use, short string }{
+		{"shell", shellShort}, {"settings", settingsShort}, {"mcp", mcpShort},
+	} {
+		registerCommand(func() *cobra.Command {
+			return &cobra.Command{
+				Use:   c.use,
+				Short: c.short,
+				// hangdog-full parses the flags and prints the help.
+				DisableFlagParsing: true,
+				RunE:               func(*cobra.Command, []string) error { return execFull() },
+			}
+		})
+	}
+}
+
+// execFull replaces this process with hangdog-full, given the same
+// arguments, environment and descriptors: to the caller (a terminal, an MCP
+// client) it is still the hangdog process it started.
+func execFull() error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find hangdog's own path to start %s: %w", fullBinaryName, err)
+	}
+	full := filepath.Join(filepath.Dir(self), fullBinaryName)
+	err = syscall.Exec(full, append([]string{os.Args[0]}, os.Args[1:]...), os.Environ())
+	return fmt.Errorf("%s needs %s next to it (%s): %w; reinstall with `make install`", os.Args[0], fullBinaryName, full, err)
+}
