@@ -181,7 +181,9 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 	}
 	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: p.conn}
 	// Buffered, so a frame's header and payload cost one read, not two.
-	l.fr = frameReader{r: bufio.NewReaderSize(p.conn, 256<<10)}
+	// Frames are small (output travels through the log), and a larger one
+	// is still read whole, in more reads.
+	l.fr = frameReader{r: bufio.NewReaderSize(p.conn, 16<<10)}
 	return l, nil
 }
 

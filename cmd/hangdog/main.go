@@ -11,8 +11,8 @@ import (
 )
 
 func main() {
-	// A supervisor is this same binary re-executed; it skips the CLI entirely
-	// so it starts fast and small.
+	// Without hangdog-supervisor installed beside it, hangdog is its own
+	// supervisor, re-executed; it skips the CLI entirely.
 	if len(os.Args) == 2 && os.Args[1] == supervisor.SuperviseArg {
 		os.Exit(supervisor.Main())
 	}
