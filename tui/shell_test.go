@@ -69,13 +69,13 @@ func (w world) shell(t *testing.T) (*Model, *teatest.TestModel) {
 	return m, tm
 }
 
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
+var csiSeq = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
 
 // waitFor reads the program's output until it shows all of want.
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := ansi.ReplaceAllString(string(b), "")
+		plain := csiSeq.ReplaceAllString(string(b), "")
 		for _, w := range want {
 			if !strings.Contains(plain, w) {
 				return false
@@ -381,7 +381,7 @@ func TestSupervisorVerdictsReachTheStatusBar(t *testing.T) {
 	_, tm := w.shell(t)
 	enter(tm, "sleep 30")
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := ansi.ReplaceAllString(string(b), "")
+		plain := csiSeq.ReplaceAllString(string(b), "")
 		return regexp.MustCompile(`▶ sleep 30 · \d+s │ (progressing|waiting for you|stuck|looping)`).MatchString(plain)
 	}, teatest.WithDuration(20*time.Second))
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
@@ -112,14 +113,9 @@ func formatAge(d time.Duration) string {
 	}
 }
 
-// clip cuts s to n runes with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:max(n-1, 0)]) + "…"
-}
+// clip cuts s to at most n terminal columns (wide characters count two),
+// ending a cut with "…".
+func clip(s string, n int) string { return ansi.Truncate(s, max(n, 0), "…") }
 
 // oneLine makes untrusted text safe for a single line of the UI: control
 // characters (escape sequences included) become spaces or are dropped.

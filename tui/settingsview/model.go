@@ -2,6 +2,7 @@ package settingsview
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -323,13 +324,9 @@ func pad(s string, w int) string {
 	return s
 }
 
-func clip(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
-		return s
-	}
-	return string(r[:max(w-1, 0)]) + "…"
-}
+// clip cuts s to at most n terminal columns (wide characters count two),
+// ending a cut with "…".
+func clip(s string, n int) string { return ansi.Truncate(s, max(n, 0), "…") }
 
 // Run shows the settings screen on its own, as `hangdog settings` does.
 func Run(opts Options) error {

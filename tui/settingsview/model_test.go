@@ -14,12 +14,12 @@ import (
 	"github.com/hangdog/hangdog/settings"
 )
 
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
+var csiSeq = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
 
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := ansi.ReplaceAllString(string(b), "")
+		plain := csiSeq.ReplaceAllString(string(b), "")
 		for _, w := range want {
 			if !strings.Contains(plain, w) {
 				return false
