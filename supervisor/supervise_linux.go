@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -382,6 +383,12 @@ func (s *supervisor) failStart(err error) int {
 // a crash of any hangdog process lose nothing already read.
 func (s *supervisor) readOutput() {
 	defer close(s.readerDone)
+	// One thread for the whole copy loop: otherwise, each time the scheduler
+	// hands this goroutine's P to another goroutine while it waits in a read,
+	// the goroutine resumes on another thread, and every such hop is a futex
+	// wake-up on the path of each 4 KB the PTY hands out.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	fd := -1
 	if rc, err := s.master.SyscallConn(); err == nil {
 		rc.Control(func(f uintptr) { fd = int(f) })
@@ -391,8 +398,9 @@ func (s *supervisor) readOutput() {
 		return
 	}
 	buf := make([]byte, 256<<10)
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {
-		n, err := s.readAvailable(fd, buf)
+		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
 			p := buf[:n]
 			if _, werr := s.output.Write(p); werr != nil {
@@ -439,42 +447,53 @@ func (s *supervisor) notifyOutput() {
 // errDrained ends the output loop once the drain decides nothing more is due.
 var errDrained = errors.New("drain finished")
 
-// readAvailable waits for the PTY to have output and reads what it has. It
-// polls and reads with plain system calls on this goroutine's thread instead
-// of Go's network poller: the kernel hands PTY data out about 4 KB at a time,
-// and parking and waking a goroutine for every 4 KB costs more than the copy
-// — a thread blocked in poll wakes at once, as script(1)'s does. The master's
-// descriptor stays owned by its *os.File, which is never closed while this
-// runs.
-func (s *supervisor) readAvailable(fd int, buf []byte) (int, error) {
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+// readAvailable reads what the PTY has, waiting for output if it has none.
+// It reads first and polls only once a read finds nothing: a PTY read with
+// no data at hand already waits for the tty layer to finish moving what the
+// command wrote (as poll does), so while output streams nearly every read
+// returns data and a poll before each would double the system calls per
+// 4 KB, which is what the kernel hands out per read. It uses plain system
+// calls on this goroutine's thread instead of Go's network poller: parking
+// and waking a goroutine for every 4 KB costs more than the copy. The
+// master's descriptor stays owned by its *os.File, which is never closed
+// while this runs.
+func (s *supervisor) readAvailable(fd int, buf []byte, pfd []unix.PollFd) (int, error) {
 	for {
 		if s.stopReading.Load() {
 			return 0, errDrained
 		}
-		k, err := unix.Poll(pfd, 50)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("poll pty: %w", err)
-		}
-		if k > 0 && pfd[0].Revents != 0 {
-			break
-		}
-	}
-	for {
 		n, err := unix.Read(fd, buf)
 		switch {
 		case n > 0:
 			return n, nil
 		case err == unix.EINTR:
+			continue
 		case err == unix.EAGAIN:
-			return 0, nil // woken for nothing: poll again
 		case err != nil:
 			return 0, err // EIO: no process holds the slave any more
 		default:
 			return 0, io.EOF
+		}
+		if err := s.waitReadable(pfd); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// waitReadable waits until the PTY has output (or has hung up), in polls of
+// 50 ms so that the drain's stop request is seen promptly.
+func (s *supervisor) waitReadable(pfd []unix.PollFd) error {
+	for {
+		k, err := unix.Poll(pfd, 50)
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
+			return fmt.Errorf("poll pty: %w", err)
+		case k > 0 && pfd[0].Revents != 0:
+			return nil
+		}
+		if s.stopReading.Load() {
+			return errDrained
 		}
 	}
 }
