@@ -43,6 +43,9 @@ func TestSignalTreeReachesOrphanedGrandchildren(t *testing.T) {
 	if orphan == 0 {
 		t.Fatal("the orphan never started")
 	}
+	// The pid is written before the subshell runs its trap: signalling
+	// earlier would kill it, and the test would prove nothing.
+	waitIgnores(t, orphan, syscall.SIGTERM)
 	if !slices.Contains(descendants(os.Getpid()), orphan) {
 		t.Fatalf("orphan %d not among our descendants %v", orphan, descendants(os.Getpid()))
 	}
@@ -61,4 +64,22 @@ func TestSignalTreeReachesOrphanedGrandchildren(t *testing.T) {
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("orphan ended with %v, want SIGKILL", ws)
 	}
+}
+
+// waitIgnores waits until pid's /proc status shows sig as ignored.
+func waitIgnores(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		for _, line := range strings.Split(string(b), "\n") {
+			if mask, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && m&(1<<(uint(sig)-1)) != 0 {
+					return
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d never ignored %v", pid, sig)
 }

@@ -229,8 +229,11 @@ func TestListenerIsListed(t *testing.T) {
 	task := startOnPTY(t, "exec python3 -u -m http.server 0 --bind 127.0.0.1")
 	s := New(os.Getpid(), task.master)
 	portRe := regexp.MustCompile(`port (\d+)`)
-	tree := waitFor(t, s, "the server listening and saying its port", func(tr Tree) bool {
-		return len(tr.Listening) > 0 && portRe.MatchString(task.out.String())
+	// Waiting on its socket is part of the condition: a sample taken while
+	// the server still starts (paging in, state D) sees no read yet.
+	tree := waitFor(t, s, "the server listening, saying its port and waiting on its socket", func(tr Tree) bool {
+		server, _ := findProc(tr, byPID(task.pid()))
+		return len(tr.Listening) > 0 && portRe.MatchString(task.out.String()) && strings.HasPrefix(server.ReadFd, "socket:[")
 	})
 	port := portRe.FindStringSubmatch(task.out.String())[1]
 	want := Socket{State: "LISTEN", Local: "127.0.0.1:" + port, Remote: "0.0.0.0:0"}
