@@ -121,10 +121,33 @@ func TestRunRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: exit %d stderr %q; want exit %d and one line containing %q", c.name, r.code, r.stderr, exitHangdogError, c.want)
 		}
 	}
-	// None of the refused runs left a task behind.
+	// None of the refused runs left a task behind, nor the supervisor each
+	// started before it knew the input was bad.
 	if ls := e.run("bg", "ls", "--json", "--all"); strings.Contains(ls.stdout, `"id"`) {
 		t.Errorf("refused runs registered tasks: %s", ls.stdout)
 	}
+	eventually(t, "no process of this home to be left", 10*time.Second, func() bool {
+		return len(e.processes()) == 0
+	})
+}
+
+// processes lists the live processes started with this env's home: its
+// hangdog processes and their supervisors.
+func (e *env) processes() []int {
+	mark := []byte("HANGDOG_HOME=" + e.home + "\x00")
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, ent := range entries {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		// A zombie's environment reads empty: it is gone, only not reaped.
+		if b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ")); err == nil && bytes.Contains(b, mark) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestActingOnAnEndedTaskIsAClearError(t *testing.T) {
