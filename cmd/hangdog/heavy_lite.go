@@ -12,31 +12,38 @@ import (
 )
 
 func init() {
-	rootRun = func(*cobra.Command, []string) error { return execFull() }
+	rootRun = func(*cobra.Command, []string) error { return execFull(os.Args[1:]) }
 	for _, c := range []struct{ use, short string }{
 		{"shell", shellShort}, {"settings", settingsShort}, {"mcp", mcpShort},
 	} {
 		registerCommand(func() *cobra.Command {
-			return &cobra.Command{
+			cmd := &cobra.Command{
 				Use:   c.use,
 				Short: c.short,
 				// hangdog-full parses the flags and prints the help.
 				DisableFlagParsing: true,
-				RunE:               func(*cobra.Command, []string) error { return execFull() },
+				RunE:               func(*cobra.Command, []string) error { return execFull(os.Args[1:]) },
 			}
+			// `hangdog help mcp` shows the same help as `hangdog mcp --help`.
+			cmd.SetHelpFunc(func(*cobra.Command, []string) {
+				err := execFull([]string{c.use, "--help"})
+				fmt.Fprintln(os.Stderr, "hangdog:", err)
+				os.Exit(exitHangdogError)
+			})
+			return cmd
 		})
 	}
 }
 
-// execFull replaces this process with hangdog-full, given the same
-// arguments, environment and descriptors: to the caller (a terminal, an MCP
-// client) it is still the hangdog process it started.
-func execFull() error {
+// execFull replaces this process with hangdog-full, given args and the same
+// environment and descriptors: to the caller (a terminal, an MCP client) it
+// is still the hangdog process it started. It returns only on failure.
+func execFull(args []string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find hangdog's own path to start %s: %w", fullBinaryName, err)
 	}
 	full := filepath.Join(filepath.Dir(self), fullBinaryName)
-	err = syscall.Exec(full, append([]string{os.Args[0]}, os.Args[1:]...), os.Environ())
+	err = syscall.Exec(full, append([]string{os.Args[0]}, args...), os.Environ())
 	return fmt.Errorf("%s needs %s next to it (%s): %w; reinstall with `make install`", os.Args[0], fullBinaryName, full, err)
 }

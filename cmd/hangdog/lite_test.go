@@ -125,3 +125,14 @@ func TestRunWithoutSupervisorBinaryStillWorks(t *testing.T) {
 		t.Fatalf("supervisor runs %q (%v), want the hangdog binary itself, %s", exe, err, bin)
 	}
 }
+
+// The lite CLI's stand-ins for the heavy commands show hangdog-full's help,
+// however it is asked for.
+func TestHelpOfHandedOverCommandsIsTheFullOne(t *testing.T) {
+	e := newEnv(t)
+	viaFlag := e.run("mcp", "--help")
+	viaHelp := e.run("help", "mcp")
+	if viaFlag.code != 0 || viaHelp.code != 0 || !strings.Contains(viaFlag.stdout, "--consumer") || viaHelp.stdout != viaFlag.stdout {
+		t.Fatalf("`mcp --help` (exit %d) and `help mcp` (exit %d) differ or lack the full flags:\n%s\n---\n%s", viaFlag.code, viaHelp.code, viaFlag.stdout, viaHelp.stdout)
+	}
+}
