@@ -93,6 +93,9 @@ func (r *Registry) counterPath() string      { return filepath.Join(r.home, coun
 func (r *Registry) eventsPath() string       { return filepath.Join(r.home, eventsFileName) }
 func (r *Registry) taskDir(id string) string { return filepath.Join(r.tasksDir(), id) }
 
+// TaskDir is where task id's files are, whether or not it exists.
+func (r *Registry) TaskDir(id string) string { return r.taskDir(id) }
+
 // checkID rejects anything that is not a task id before it reaches a path,
 // so "../x" can never name a file outside the registry.
 func checkID(id string) error {

@@ -26,8 +26,9 @@ import (
 const SuperviseArg = "__supervise"
 
 // BinaryName is the slim supervisor program installed next to hangdog. It
-// links only what a supervisor runs, so it starts in about half the time of
-// the full CLI and stays small while it waits.
+// links only what a supervisor runs, so it starts faster than the full CLI
+// (3.4 ms against 5.6 ms for a whole process here) and stays small while it
+// waits.
 const BinaryName = "hangdog-supervisor"
 
 // Executable, when set, is the program Start runs as a supervisor (tests and
@@ -169,7 +170,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		p.Cancel()
 		return nil, err
 	}
-	h, err := json.Marshal(handover{Home: reg.Home(), Dir: task.Dir, Meta: task.Meta, Spec: spec})
+	h, err := json.Marshal(handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
 	if err == nil {
 		err = writeFrame(p.conn, frameHandover, h)
 	}

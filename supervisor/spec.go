@@ -27,7 +27,6 @@ type Spec struct {
 // not depend on the task.
 type handover struct {
 	Home string       `json:"home"`
-	Dir  string       `json:"dir"` // the task's directory
 	Meta bgtasks.Meta `json:"meta"`
 	Spec Spec         `json:"spec"`
 }

@@ -90,13 +90,14 @@ func Main() int {
 		// died): nothing was registered, so there is nothing to record.
 		return 0
 	}
-	logToTask(h.Dir)
-	s, err := newSupervisor(h, link)
+	reg, err := bgtasks.Open(h.Home)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 		return 1
 	}
-	return s.run(env)
+	dir := reg.TaskDir(h.Meta.ID)
+	logToTask(dir)
+	return newSupervisor(reg, dir, h, link).run(env)
 }
 
 // callerLink is the socket the caller left on fd 3.
@@ -145,20 +146,16 @@ func logToTask(dir string) {
 	unix.Dup3(int(f.Fd()), 2, 0)
 }
 
-func newSupervisor(h handover, link net.Conn) (*supervisor, error) {
-	reg, err := bgtasks.Open(h.Home)
-	if err != nil {
-		return nil, err
-	}
+func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn) *supervisor {
 	return &supervisor{
-		dir: h.Dir, reg: reg, spec: h.Spec, meta: h.Meta, link: link,
+		dir: dir, reg: reg, spec: h.Spec, meta: h.Meta, link: link,
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),
 		outputReady: make(chan struct{}, 1),
 		exited:      make(chan unix.WaitStatus, 1),
 		ended:       make(chan struct{}),
-	}, nil
+	}
 }
 
 // environment is what a supervisor sets up before it knows its task.
@@ -356,9 +353,7 @@ func (s *supervisor) recordRunning() {
 	s.meta.PID = s.pid
 	s.meta.PGID = s.pid
 	s.meta.StartTicks, _ = bgtasks.ProcStartTicks(s.pid)
-	s.meta.SupervisorPID = s.self
-	s.meta.SupervisorTicks, _ = bgtasks.ProcStartTicks(s.self)
-	s.meta.State = bgtasks.Running
+	s.meta.State = bgtasks.Running // the supervisor's own pid and ticks came with the task
 	m := s.meta
 	s.mu.Unlock()
 	if err := s.reg.WriteMeta(m); err != nil {

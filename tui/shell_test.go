@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,13 +70,11 @@ func (w world) shell(t *testing.T) (*Model, *teatest.TestModel) {
 	return m, tm
 }
 
-var csiSeq = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
-
 // waitFor reads the program's output until it shows all of want.
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := csiSeq.ReplaceAllString(string(b), "")
+		plain := ansi.Strip(string(b))
 		for _, w := range want {
 			if !strings.Contains(plain, w) {
 				return false
@@ -381,7 +380,7 @@ func TestSupervisorVerdictsReachTheStatusBar(t *testing.T) {
 	_, tm := w.shell(t)
 	enter(tm, "sleep 30")
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := csiSeq.ReplaceAllString(string(b), "")
+		plain := ansi.Strip(string(b))
 		return regexp.MustCompile(`▶ sleep 30 · \d+s │ (progressing|waiting for you|stuck|looping)`).MatchString(plain)
 	}, teatest.WithDuration(20*time.Second))
 }

@@ -1,7 +1,8 @@
 // Command hangdog-supervisor is the per-task supervisor process that hangdog
 // starts for every command it runs. It is the same code as `hangdog
 // __supervise`, linked without the CLI, the shell and the MCP server, so it
-// starts in about half the time and stays small while its task runs.
+// starts faster (3.4 ms against 5.6 ms for a whole process, measured here)
+// and stays small while its task runs.
 // Installed next to hangdog, which finds it there; people never run it.
 package main
 

@@ -3,23 +3,21 @@ package settingsview
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/hangdog/hangdog/settings"
 )
 
-var csiSeq = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
-
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := csiSeq.ReplaceAllString(string(b), "")
+		plain := ansi.Strip(string(b))
 		for _, w := range want {
 			if !strings.Contains(plain, w) {
 				return false
