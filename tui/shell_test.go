@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/hangdog/hangdog/bgtasks"
