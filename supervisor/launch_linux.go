@@ -16,20 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor/spawn"
 )
-
-// SuperviseArg is the hidden argument that makes a hangdog binary act as a
-// supervisor; main dispatches on it before any CLI parsing.
-const SuperviseArg = "__supervise"
-
-// BinaryName is the slim supervisor program installed next to hangdog. It
-// links only what a supervisor runs, so it starts faster than the full CLI
-// (3.4 ms against 5.6 ms for a whole process here) and stays small while it
-// waits.
-const BinaryName = "hangdog-supervisor"
 
 // Executable, when set, is the program Start runs as a supervisor (tests and
 // front ends that are not the hangdog binary set it). Otherwise Start uses
@@ -93,47 +82,28 @@ func Prestart(env []string) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	p, err := spawn.Start(exe, env)
 	if err != nil {
-		return nil, fmt.Errorf("create caller link: %w", err)
+		return nil, err
 	}
-	mine := os.NewFile(uintptr(fds[0]), "link")
-	defer unix.Close(fds[1])
-	// Until it knows its task, the supervisor has no log to write to; it
-	// moves its stdout and stderr to the task's supervisor.log on hand-over.
-	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		mine.Close()
-		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer unix.Close(null)
-	if env == nil {
-		env = os.Environ()
-	}
-	// syscall.ForkExec rather than os/exec: the supervisor is started on
-	// every run's critical path, and os/exec's first start in a process
-	// probes pidfd support with an extra fork.
-	pid, err := syscall.ForkExec(exe, []string{exe, SuperviseArg}, &syscall.ProcAttr{
-		Env:   env,
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(fds[1])},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		mine.Close()
-		return nil, fmt.Errorf("start supervisor %s: %w", exe, err)
-	}
+	return Adopt(p)
+}
+
+// Adopt takes charge of a supervisor started by spawn.Start (cmd/hangdog
+// starts a run's from a package initialiser, see earlyrun).
+func Adopt(p spawn.Process) (*Pending, error) {
 	// The supervisor is this process's child until it exits; this goroutine
 	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
 	// zombies. It ends when the supervisor does.
-	go reapChild(pid)
-	conn, err := net.FileConn(mine)
-	mine.Close()
+	go reapChild(p.PID)
+	conn, err := net.FileConn(p.Link)
+	p.Link.Close()
 	if err != nil {
-		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Kill(p.PID, syscall.SIGKILL)
 		return nil, fmt.Errorf("open caller link: %w", err)
 	}
-	ticks, _ := bgtasks.ProcStartTicks(pid)
-	return &Pending{conn: conn, pid: pid, ticks: ticks}, nil
+	ticks, _ := bgtasks.ProcStartTicks(p.PID)
+	return &Pending{conn: conn, pid: p.PID, ticks: ticks}, nil
 }
 
 func reapChild(pid int) {
@@ -194,15 +164,7 @@ var supervisorBinary = sync.OnceValues(func() (string, error) {
 	if Executable != "" {
 		return Executable, nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the hangdog binary to start a supervisor: %w", err)
-	}
-	slim := filepath.Join(filepath.Dir(self), BinaryName)
-	if st, err := os.Stat(slim); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		return slim, nil
-	}
-	return self, nil
+	return spawn.Binary()
 })
 
 func callerKind(interactive bool) string {

@@ -28,7 +28,7 @@ once, printing the task id on stdout. Its completion is recorded as an event
   hangdog bg run 'make -j8 2>&1 | tee build.txt'
   hangdog bg logs "$id" -f`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pending, err := supervisor.Prestart(nil)
+			pending, err := prestart()
 			if err != nil {
 				return err
 			}

@@ -8,12 +8,13 @@ import (
 	"os"
 
 	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
 func main() {
 	// Without hangdog-supervisor installed beside it, hangdog is its own
 	// supervisor, re-executed; it skips the CLI entirely.
-	if len(os.Args) == 2 && os.Args[1] == supervisor.SuperviseArg {
+	if len(os.Args) == 2 && os.Args[1] == spawn.SuperviseArg {
 		os.Exit(supervisor.Main())
 	}
 	os.Exit(run(os.Args[1:]))

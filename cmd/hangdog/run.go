@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/cmd/hangdog/internal/earlyrun"
 	"github.com/hangdog/hangdog/internal/rawterm"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
@@ -72,7 +73,7 @@ belongs to its caller.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The supervisor starts first, so its start-up overlaps with
 			// resolving settings and registering the task.
-			pending, err := supervisor.Prestart(nil)
+			pending, err := prestart()
 			if err != nil {
 				return err
 			}
@@ -89,6 +90,15 @@ belongs to its caller.`,
 	cmd.Flags().IntVar(&f.tailBytes, "tail-bytes", 32<<10, "with --json: how many bytes of the output's end to include")
 	cmd.Flags().DurationVar(&f.detachAfter, "detach-after", 0, "move the command to the background if it is still running after this long (it is never killed for time); set it below your harness's own tool timeout")
 	return cmd
+}
+
+// prestart returns the supervisor for this run: the one earlyrun started
+// while the CLI was still initialising, else a new one.
+func prestart() (*supervisor.Pending, error) {
+	if p, ok := earlyrun.Take(); ok {
+		return supervisor.Adopt(p)
+	}
+	return supervisor.Prestart(nil)
 }
 
 // buildSpec checks the command and its directory before anything is
