@@ -60,14 +60,3 @@ func BenchmarkParse(b *testing.B) {
 		shell.Parse(`for f in $(git ls-files '*.go'); do gofmt -l "$f" || echo "bad: $f" >&2; done && go vet ./...`)
 	}
 }
-
-// Redacting and capping the tail happens only when a remote model is asked.
-func BenchmarkRemotePayload(b *testing.B) {
-	st := benchState()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := (typesafeFormat{}).request("m", st, Questions()); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -11,4 +11,9 @@
 // leaves the machine is capped, marked as untrusted and stripped of secrets.
 // Every answer carries the evidence that decided it, in words, and every
 // failure of a remote backend becomes an abstention, never an action.
+//
+// This package chooses and checks a remote backend (ResolveRemote) but has
+// no HTTP client: that is package jev/remote, which the supervisor reaches
+// through a helper process (jev/askproc), so that the program started for
+// every command links none of net/http.
 package jev

@@ -2,12 +2,13 @@ package jev
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"os"
 	"strings"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
-// Environment variables FromEnvironment reads in "inherit" mode.
+// Environment variables ResolveRemote reads in "inherit" mode.
 const (
 	EnvTypesafeKey   = "TYPESAFE_API_KEY"
 	EnvOpenAIBaseURL = "HANGDOG_OPENAI_BASE_URL"
@@ -15,17 +16,24 @@ const (
 	EnvOpenAIKey     = "OPENAI_API_KEY"
 )
 
-// FromEnvironment picks the remote backend, if any.
+// ResolveRemote picks the remote backend, if any, and checks its
+// configuration; building it is left to package jev/remote (in this process)
+// or jev/askproc (through a helper process), so that choosing one costs no
+// HTTP client.
 //
 // source "inherit" uses a remote backend only where the environment sets one
 // up: TYPESAFE_API_KEY set → typesafe (cfg.URL and cfg.Model still apply);
 // else HANGDOG_OPENAI_BASE_URL set → openai with HANGDOG_OPENAI_MODEL (or
 // cfg.Model) and the key from the variable cfg.APIKeyEnv names, or
-// OPENAI_API_KEY, when set. Otherwise it returns nil: local judging only.
+// OPENAI_API_KEY, when set. Otherwise there is none: local judging only.
 //
-// source "custom" builds the backend cfg names. "local" (or "none", "off")
-// returns nil. getenv nil means os.Getenv.
-func FromEnvironment(source string, cfg RemoteConfig, getenv func(string) string) (Backend, error) {
+// source "custom" uses the backend cfg names ("local" meaning none). "local"
+// (or "none", "off") uses none.
+//
+// It returns the configuration with its defaults filled in and true, or
+// false when there is no remote backend. getenv nil means os.Getenv; it is
+// read for the variables above and to check that a typesafe key is set.
+func ResolveRemote(source string, cfg RemoteConfig, getenv func(string) string) (RemoteConfig, bool, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -33,25 +41,24 @@ func FromEnvironment(source string, cfg RemoteConfig, getenv func(string) string
 	case "inherit", "":
 		return inherit(cfg, getenv)
 	case "custom":
-		r, err := newRemote(cfg, getenv)
-		if err != nil {
-			return nil, err
+		if strings.EqualFold(strings.TrimSpace(cfg.Backend), LocalName) {
+			return RemoteConfig{}, false, nil
 		}
-		return r, nil
+		return found(checkRemote(cfg, getenv))
 	case "local", "none", "off":
-		return nil, nil
+		return RemoteConfig{}, false, nil
 	}
-	return nil, fmt.Errorf("jev: decision source %q is unknown: use inherit, custom or local", termtext.Clip(printable(source), 40))
+	return RemoteConfig{}, false, fmt.Errorf("jev: decision source %q is unknown: use inherit, custom or local", termtext.Clip(Printable(source), 40))
 }
 
-func inherit(cfg RemoteConfig, getenv func(string) string) (Backend, error) {
+func inherit(cfg RemoteConfig, getenv func(string) string) (RemoteConfig, bool, error) {
 	if strings.TrimSpace(getenv(EnvTypesafeKey)) != "" {
 		cfg.Backend, cfg.APIKeyEnv = BackendTypesafe, EnvTypesafeKey
-		r, err := newRemote(cfg, getenv)
+		cfg, err := checkRemote(cfg, getenv)
 		if err != nil {
-			return nil, fmt.Errorf("%s is set, but: %w", EnvTypesafeKey, err)
+			return RemoteConfig{}, false, fmt.Errorf("%s is set, but: %w", EnvTypesafeKey, err)
 		}
-		return r, nil
+		return cfg, true, nil
 	}
 	if base := strings.TrimSpace(getenv(EnvOpenAIBaseURL)); base != "" {
 		cfg.Backend, cfg.URL = BackendOpenAI, base
@@ -61,11 +68,18 @@ func inherit(cfg RemoteConfig, getenv func(string) string) (Backend, error) {
 		if cfg.APIKeyEnv == "" && getenv(EnvOpenAIKey) != "" {
 			cfg.APIKeyEnv = EnvOpenAIKey
 		}
-		r, err := newRemote(cfg, getenv)
+		cfg, err := checkRemote(cfg, getenv)
 		if err != nil {
-			return nil, fmt.Errorf("%s is set, but: %w", EnvOpenAIBaseURL, err)
+			return RemoteConfig{}, false, fmt.Errorf("%s is set, but: %w", EnvOpenAIBaseURL, err)
 		}
-		return r, nil
+		return cfg, true, nil
 	}
-	return nil, nil
+	return RemoteConfig{}, false, nil
+}
+
+func found(cfg RemoteConfig, err error) (RemoteConfig, bool, error) {
+	if err != nil {
+		return RemoteConfig{}, false, err
+	}
+	return cfg, true, nil
 }

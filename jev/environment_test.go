@@ -1,82 +1,118 @@
 package jev
 
 import (
-	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestFromEnvironmentInheritNothing(t *testing.T) {
-	b, err := FromEnvironment("inherit", RemoteConfig{}, envWith())
-	if err != nil || b != nil {
-		t.Fatalf("inherit with an empty environment = %v, %v; want nil, nil", b, err)
+func envWith(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+const testKey = "ts-live-7d1e9c0b5a4f3e2d1c0b9a8f7e6d5c4b"
+
+func TestResolveRemoteNone(t *testing.T) {
+	cfg, ok, err := ResolveRemote("inherit", RemoteConfig{}, envWith())
+	if err != nil || ok {
+		t.Fatalf("inherit with an empty environment = %+v, %v, %v; want no remote", cfg, ok, err)
 	}
 	for _, source := range []string{"local", "none", "off"} {
-		b, err := FromEnvironment(source, RemoteConfig{Backend: BackendTypesafe}, envWith("TYPESAFE_API_KEY", testKey))
-		if err != nil || b != nil {
-			t.Errorf("source %q = %v, %v; want nil, nil", source, b, err)
+		if cfg, ok, err := ResolveRemote(source, RemoteConfig{Backend: BackendTypesafe}, envWith("TYPESAFE_API_KEY", testKey)); err != nil || ok {
+			t.Errorf("source %q = %+v, %v, %v; want no remote", source, cfg, ok, err)
 		}
+	}
+	// The settings' default backend under "custom" is the local judge.
+	if cfg, ok, err := ResolveRemote("custom", RemoteConfig{Backend: "local"}, envWith("TYPESAFE_API_KEY", testKey)); err != nil || ok {
+		t.Errorf("custom with backend local = %+v, %v, %v; want no remote", cfg, ok, err)
 	}
 }
 
-func TestFromEnvironmentInheritTypesafe(t *testing.T) {
-	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, goodAnswers()) })
+func TestResolveRemoteInheritTypesafe(t *testing.T) {
 	env := envWith("TYPESAFE_API_KEY", testKey, "HANGDOG_OPENAI_BASE_URL", "http://localhost:1/v1")
-	b, err := FromEnvironment("inherit", RemoteConfig{URL: rec.srv.URL, Timeout: time.Second}, env)
-	if err != nil || b == nil || b.Name() != BackendTypesafe {
-		t.Fatalf("inherit with TYPESAFE_API_KEY = %v, %v; want the typesafe backend", b, err)
+	cfg, ok, err := ResolveRemote("inherit", RemoteConfig{URL: "http://127.0.0.1:9/decide", Timeout: time.Second}, env)
+	if err != nil || !ok {
+		t.Fatalf("inherit with TYPESAFE_API_KEY = %v, %v; want the typesafe backend", ok, err)
 	}
-	if _, err := b.Ask(context.Background(), sampleState(), Questions()); err != nil {
-		t.Fatal(err)
-	}
-	if got := rec.headers[0].Get("Authorization"); got != "Bearer "+testKey {
-		t.Errorf("Authorization = %q", got)
+	want := RemoteConfig{Backend: BackendTypesafe, URL: "http://127.0.0.1:9/decide", APIKeyEnv: "TYPESAFE_API_KEY", Timeout: time.Second, Retries: DefaultRetries}
+	if cfg != want {
+		t.Errorf("resolved %+v, want %+v", cfg, want)
 	}
 }
 
-func TestFromEnvironmentInheritOpenAI(t *testing.T) {
-	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, chatReply(goodChatContent)) })
+func TestResolveRemoteInheritOpenAI(t *testing.T) {
+	const base = "http://127.0.0.1:11434/v1"
 	tests := []struct {
-		name     string
-		keyEnv   string
-		env      func(string) string
-		wantAuth string
+		name       string
+		keyEnv     string
+		env        func(string) string
+		wantKeyEnv string
 	}{
-		{"no key: local server", "", envWith("HANGDOG_OPENAI_BASE_URL", rec.srv.URL+"/v1", "HANGDOG_OPENAI_MODEL", "qwen2.5"), ""},
-		{"OPENAI_API_KEY", "", envWith("HANGDOG_OPENAI_BASE_URL", rec.srv.URL+"/v1", "HANGDOG_OPENAI_MODEL", "qwen2.5", "OPENAI_API_KEY", "k1"), "Bearer k1"},
-		{"named variable wins", "GROQ_KEY", envWith("HANGDOG_OPENAI_BASE_URL", rec.srv.URL+"/v1", "HANGDOG_OPENAI_MODEL", "qwen2.5", "OPENAI_API_KEY", "k1", "GROQ_KEY", "k2"), "Bearer k2"},
+		{"no key: local server", "", envWith("HANGDOG_OPENAI_BASE_URL", base, "HANGDOG_OPENAI_MODEL", "qwen2.5"), ""},
+		{"OPENAI_API_KEY", "", envWith("HANGDOG_OPENAI_BASE_URL", base, "HANGDOG_OPENAI_MODEL", "qwen2.5", "OPENAI_API_KEY", "k1"), "OPENAI_API_KEY"},
+		{"named variable wins", "GROQ_KEY", envWith("HANGDOG_OPENAI_BASE_URL", base, "HANGDOG_OPENAI_MODEL", "qwen2.5", "OPENAI_API_KEY", "k1", "GROQ_KEY", "k2"), "GROQ_KEY"},
 	}
-	for i, tt := range tests {
-		b, err := FromEnvironment("inherit", RemoteConfig{APIKeyEnv: tt.keyEnv, Timeout: time.Second}, tt.env)
-		if err != nil || b == nil || b.Name() != BackendOpenAI {
-			t.Fatalf("%s: FromEnvironment = %v, %v", tt.name, b, err)
+	for _, tt := range tests {
+		cfg, ok, err := ResolveRemote("inherit", RemoteConfig{APIKeyEnv: tt.keyEnv, Model: "ignored", Timeout: time.Second}, tt.env)
+		if err != nil || !ok {
+			t.Fatalf("%s: ResolveRemote = %v, %v", tt.name, ok, err)
 		}
-		if _, err := b.Ask(context.Background(), sampleState(), Questions()); err != nil {
-			t.Fatalf("%s: Ask: %v", tt.name, err)
-		}
-		if got := rec.headers[i].Get("Authorization"); got != tt.wantAuth {
-			t.Errorf("%s: Authorization = %q, want %q", tt.name, got, tt.wantAuth)
-		}
-		if !strings.Contains(string(rec.body(i)), `"model":"qwen2.5"`) {
-			t.Errorf("%s: model not sent: %s", tt.name, rec.body(i))
+		want := RemoteConfig{Backend: BackendOpenAI, URL: base, Model: "qwen2.5", APIKeyEnv: tt.wantKeyEnv, Timeout: time.Second, Retries: DefaultRetries}
+		if cfg != want {
+			t.Errorf("%s: resolved %+v, want %+v", tt.name, cfg, want)
 		}
 	}
 }
 
-func TestFromEnvironmentErrors(t *testing.T) {
-	if _, err := FromEnvironment("inherit", RemoteConfig{}, envWith("HANGDOG_OPENAI_BASE_URL", "http://localhost:11434/v1")); err == nil || !strings.Contains(err.Error(), "Model") {
-		t.Errorf("inherit openai with no model: err %v, want one naming Model", err)
+func TestResolveRemoteErrors(t *testing.T) {
+	if _, _, err := ResolveRemote("inherit", RemoteConfig{}, envWith("HANGDOG_OPENAI_BASE_URL", "http://localhost:11434/v1")); err == nil || !strings.Contains(err.Error(), "Model") || !strings.Contains(err.Error(), "HANGDOG_OPENAI_BASE_URL is set") {
+		t.Errorf("inherit openai with no model: err %v, want one naming Model and the variable", err)
 	}
-	if _, err := FromEnvironment("custom", RemoteConfig{Backend: "typesafe", APIKeyEnv: "NOPE"}, envWith()); err == nil || !strings.Contains(err.Error(), "NOPE") {
+	if _, _, err := ResolveRemote("inherit", RemoteConfig{URL: "ftp://x"}, envWith("TYPESAFE_API_KEY", testKey)); err == nil || !strings.Contains(err.Error(), "TYPESAFE_API_KEY is set") || strings.Contains(err.Error(), testKey) {
+		t.Errorf("inherit typesafe with a bad URL: err %v, want one naming the variable, not the key", err)
+	}
+	if _, _, err := ResolveRemote("custom", RemoteConfig{Backend: "typesafe", APIKeyEnv: "NOPE"}, envWith()); err == nil || !strings.Contains(err.Error(), "NOPE") {
 		t.Errorf("custom typesafe with no key: err %v", err)
 	}
-	if _, err := FromEnvironment("cloud", RemoteConfig{}, envWith()); err == nil || !strings.Contains(err.Error(), "inherit") {
+	if _, _, err := ResolveRemote("cloud", RemoteConfig{}, envWith()); err == nil || !strings.Contains(err.Error(), "inherit") {
 		t.Errorf("unknown source: err %v", err)
 	}
-	b, err := FromEnvironment("custom", RemoteConfig{Backend: BackendOpenAI, URL: "http://localhost:11434", Model: "m"}, envWith())
-	if err != nil || b == nil || b.Name() != BackendOpenAI {
-		t.Errorf("custom openai = %v, %v", b, err)
+	cfg, ok, err := ResolveRemote("custom", RemoteConfig{Backend: BackendOpenAI, URL: "http://localhost:11434", Model: "m"}, envWith())
+	if err != nil || !ok || cfg.Backend != BackendOpenAI || cfg.URL != "http://localhost:11434" {
+		t.Errorf("custom openai = %+v, %v, %v", cfg, ok, err)
+	}
+}
+
+// The resolved configuration is complete, and resolving it again changes
+// nothing: what a helper process checks once more is what was checked here.
+func TestResolveRemoteDefaults(t *testing.T) {
+	env := envWith("TYPESAFE_API_KEY", testKey)
+	for _, in := range []RemoteConfig{
+		{Backend: BackendTypesafe},
+		{Backend: BackendTypesafe, Retries: -1, Timeout: 3 * time.Second, Model: " jev-1 "},
+		{Backend: BackendOpenAI, URL: " http://localhost:8080/v1 ", Model: "m", APIKeyEnv: " MY_KEY "},
+	} {
+		cfg, ok, err := ResolveRemote("custom", in, env)
+		if err != nil || !ok {
+			t.Fatalf("ResolveRemote(%+v) = %v, %v", in, ok, err)
+		}
+		if cfg.URL == "" || cfg.Timeout <= 0 || cfg.Retries == 0 || strings.TrimSpace(cfg.Model) != cfg.Model || strings.TrimSpace(cfg.APIKeyEnv) != cfg.APIKeyEnv {
+			t.Errorf("ResolveRemote(%+v) = %+v: defaults missing or spaces kept", in, cfg)
+		}
+		again, _, err := ResolveRemote("custom", cfg, env)
+		if err != nil || again != cfg {
+			t.Errorf("resolving %+v again gave %+v, %v", cfg, again, err)
+		}
+	}
+	cfg, _, _ := ResolveRemote("custom", RemoteConfig{Backend: BackendTypesafe}, env)
+	if cfg.URL != DefaultTypesafeURL || cfg.APIKeyEnv != DefaultTypesafeKeyEnv || cfg.Timeout != DefaultTimeout || cfg.Retries != DefaultRetries {
+		t.Errorf("typesafe defaults = %+v", cfg)
+	}
+	if cfg, _, _ := ResolveRemote("custom", RemoteConfig{Backend: BackendTypesafe, Retries: -1}, env); cfg.Retries >= 0 {
+		t.Errorf("Retries -1 resolved to %d, which means retrying", cfg.Retries)
 	}
 }

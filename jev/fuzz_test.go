@@ -31,8 +31,5 @@ func FuzzJudgeCommandLine(f *testing.F) {
 		if Redact(r) != r {
 			t.Fatalf("Redact not idempotent on %q", output)
 		}
-		if _, err := (openaiFormat{}).request("m", st, Questions()); err != nil {
-			t.Fatal(err)
-		}
 	})
 }

@@ -27,7 +27,7 @@ func (localJudge) Name() string { return LocalName }
 // question.
 func (localJudge) Ask(ctx context.Context, st State, qs []Question) ([]Answer, error) {
 	if err := ctx.Err(); err != nil {
-		return abstainAll(qs, LocalName, "cancelled"), fmt.Errorf("local judge: %w", err)
+		return AbstainAll(qs, LocalName, "cancelled"), fmt.Errorf("local judge: %w", err)
 	}
 	v := judgeLocally(st)
 	out := make([]Answer, len(qs))
@@ -161,7 +161,7 @@ func (s *scene) waitingOnTerminal() Answer {
 
 // foreground names the process in evidence: "`rm`" or "the command".
 func (s *scene) foreground() string {
-	comm := strings.TrimSpace(printable(s.st.ForegroundComm))
+	comm := strings.TrimSpace(Printable(s.st.ForegroundComm))
 	if comm == "" {
 		return "the command"
 	}
@@ -396,7 +396,7 @@ func listJoin(xs []string) string {
 	const show = 3
 	parts := make([]string, 0, show)
 	for _, x := range xs[:min(len(xs), show)] {
-		parts = append(parts, printable(x))
+		parts = append(parts, Printable(x))
 	}
 	s := strings.Join(parts, ", ")
 	if len(xs) > show {

@@ -129,7 +129,9 @@ func abstain(q Question, backend, why string) Answer {
 	return a
 }
 
-func abstainAll(qs []Question, backend, why string) []Answer {
+// AbstainAll is the answer of a backend that could answer none of qs: one
+// abstention per question, in order, each giving why as its evidence.
+func AbstainAll(qs []Question, backend, why string) []Answer {
 	out := make([]Answer, len(qs))
 	for i, q := range qs {
 		out[i] = abstain(q, backend, why)

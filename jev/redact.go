@@ -227,12 +227,3 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
-
-// redactLines redacts lines as one text, so a secret spread over lines (a PEM
-// block) is found, and splits them again.
-func redactLines(lines []string) []string {
-	if len(lines) == 0 {
-		return nil
-	}
-	return strings.Split(Redact(strings.Join(lines, "\n")), "\n")
-}

@@ -13,11 +13,13 @@ const (
 	maxEvidenceChars = 300
 )
 
-// validateAnswers matches a backend's answers to the questions and keeps only
+// ValidateAnswers matches a backend's answers to the questions and keeps only
 // the sound ones: every question gets exactly one answer, in order; one that
 // is missing, names a choice not offered, or carries a value out of range
-// becomes an abstention, and the error lists why.
-func validateAnswers(qs []Question, got []Answer, backend string) ([]Answer, error) {
+// becomes an abstention, and the error lists why. Evidence is made printable,
+// redacted and capped. A backend outside this package (a remote model, a
+// helper process) runs what it was given through it before answering.
+func ValidateAnswers(qs []Question, got []Answer, backend string) ([]Answer, error) {
 	byID := make(map[string]Answer, len(got))
 	for _, a := range got {
 		if _, dup := byID[a.ID]; !dup {
@@ -59,11 +61,11 @@ func checkAnswer(q Question, a *Answer) error {
 	switch q.Kind {
 	case KindChoice:
 		if !q.hasChoice(a.Choice) {
-			return fmt.Errorf("choice %q is not one of %s", termtext.Clip(printable(a.Choice), 40), strings.Join(q.Choices, ", "))
+			return fmt.Errorf("choice %q is not one of %s", termtext.Clip(Printable(a.Choice), 40), strings.Join(q.Choices, ", "))
 		}
 		for c, p := range a.Probabilities {
 			if !q.hasChoice(c) {
-				return fmt.Errorf("probability for %q, which is not one of %s", termtext.Clip(printable(c), 40), strings.Join(q.Choices, ", "))
+				return fmt.Errorf("probability for %q, which is not one of %s", termtext.Clip(Printable(c), 40), strings.Join(q.Choices, ", "))
 			}
 			if !unit(p) {
 				return fmt.Errorf("probability %v for %q is outside 0..1", p, c)
@@ -99,7 +101,7 @@ func cleanEvidence(ev []string) []string {
 	}
 	out := make([]string, 0, min(len(ev), maxEvidenceItems))
 	for _, e := range ev {
-		e = strings.TrimSpace(printable(e))
+		e = strings.TrimSpace(Printable(e))
 		if e == "" {
 			continue
 		}

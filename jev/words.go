@@ -115,10 +115,10 @@ func isNumber(s string) bool {
 	return true
 }
 
-// printable makes untrusted text safe to show in a terminal or a log line:
+// Printable makes untrusted text safe to show in a terminal or a log line:
 // escape sequences and other control characters become spaces, so output
 // quoted as evidence cannot move a cursor, change colours or forge lines.
-func printable(s string) string {
+func Printable(s string) string {
 	if !strings.ContainsFunc(s, needsCleaning) {
 		return s
 	}
@@ -175,5 +175,5 @@ func escapeLength(s string) int {
 // quoteOutput shows untrusted output in evidence: made printable, redacted,
 // shortened, in backquotes.
 func quoteOutput(s string, n int) string {
-	return "`" + strings.ReplaceAll(termtext.Clip(Redact(printable(s)), n), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(termtext.Clip(Redact(Printable(s)), n), "`", "'") + "`"
 }

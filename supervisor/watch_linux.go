@@ -13,8 +13,10 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/jev"
+	"github.com/hangdog/hangdog/jev/askproc"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 	"github.com/hangdog/hangdog/supervisor/sampler"
+	"github.com/hangdog/hangdog/supervisor/spawn"
 	"github.com/hangdog/hangdog/supervisor/watchdog"
 )
 
@@ -116,18 +118,53 @@ func (s *supervisor) mode() bgtasks.Mode {
 }
 
 // remoteBackend is the model asked when the local judge is unsure, or nil.
-// A bad configuration is reported in the supervisor log and the local judge
-// decides alone: a missing model never stops a task from running.
+// A bad configuration, or no helper program to ask it through, is reported
+// in the supervisor log and the local judge decides alone: a missing model
+// never stops a task from running.
 func (s *supervisor) remoteBackend(cfg watchdogconf.Watchdog) jev.Backend {
 	dm := cfg.DecisionModel
-	b, err := jev.FromEnvironment(dm.Source, jev.RemoteConfig{
+	rc, ok, err := jev.ResolveRemote(dm.Source, jev.RemoteConfig{
 		Backend: dm.Backend, URL: dm.URL, Model: dm.Model, APIKeyEnv: dm.APIKeyEnv, Timeout: dm.Timeout(),
 	}, os.Getenv)
+	if err == nil && !ok {
+		return nil
+	}
+	var helper string
+	if err == nil {
+		helper, err = askHelper()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: decision model:", err)
 		return nil
 	}
-	return b
+	return askproc.New(helper, rc)
+}
+
+// helperName is the program, installed next to hangdog-supervisor, that
+// asks remote models for it.
+const helperName = "hangdog"
+
+// askHelper is the program that asks a remote model on this supervisor's
+// behalf (jev/askproc), which keeps the HTTP client out of the supervisor:
+// the hangdog beside hangdog-supervisor, or, for a hangdog re-executed as
+// its own supervisor, the same binary.
+func askHelper() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the hangdog binary that asks the remote model: %w", err)
+	}
+	helper := self
+	if filepath.Base(self) == spawn.BinaryName {
+		helper = filepath.Join(filepath.Dir(self), helperName)
+	}
+	st, err := os.Stat(helper)
+	if err == nil && (!st.Mode().IsRegular() || st.Mode()&0o111 == 0) {
+		err = fmt.Errorf("%s is not an executable file", helper)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot ask the remote model: %w; install %s next to %s (make install); judging locally meanwhile", err, helperName, spawn.BinaryName)
+	}
+	return helper, nil
 }
 
 // openCheckLog opens the debug log for appending when asked for; each line

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +45,16 @@ func TestHotPathBinariesLinkNoHeavyPackages(t *testing.T) {
 	for _, h := range []string{"spf13/viper", "spf13/cobra"} {
 		if strings.Contains(sup, h) {
 			t.Errorf("hangdog-supervisor links %s", h)
+		}
+	}
+	// The supervisor asks remote models through a helper process: the HTTP
+	// client's initialisers would cost every start-up.
+	for _, pkg := range []string{"net/http", "crypto/tls"} {
+		if !slices.Contains(strings.Split(full, "\n"), pkg) {
+			t.Fatalf("hangdog-full does not link %s: this test's package names are stale", pkg)
+		}
+		if slices.Contains(strings.Split(sup, "\n"), pkg) {
+			t.Errorf("hangdog-supervisor links %s", pkg)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hangdog/hangdog/jev/remote"
 	"github.com/hangdog/hangdog/supervisor"
 	"github.com/hangdog/hangdog/supervisor/spawn"
 )
@@ -16,6 +17,11 @@ func main() {
 	// supervisor, re-executed; it skips the CLI entirely.
 	if len(os.Args) == 2 && os.Args[1] == spawn.SuperviseArg {
 		os.Exit(supervisor.Main())
+	}
+	// A supervisor asks a remote decision model through hangdog, so that it
+	// links no HTTP client itself.
+	if len(os.Args) == 2 && os.Args[1] == spawn.AskArg {
+		os.Exit(remote.ServeAsk(os.Stdin, os.Stdout, os.Getenv))
 	}
 	os.Exit(run(os.Args[1:]))
 }

@@ -18,6 +18,12 @@ import (
 // supervisor; main dispatches on it before any CLI parsing.
 const SuperviseArg = "__supervise"
 
+// AskArg is the hidden argument that makes a hangdog binary a helper that
+// asks a remote decision model for a supervisor (jev/askproc): the
+// supervisor links no HTTP client of its own. main dispatches on it before
+// any CLI parsing.
+const AskArg = "__ask"
+
 // BinaryName is the slim supervisor program installed next to hangdog. It
 // links only what a supervisor runs, so it starts faster than the full CLI
 // and stays small while it waits.

@@ -1,4 +1,4 @@
-package jev
+package remote
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/jev"
 )
 
 const testKey = "ts-live-7d1e9c0b5a4f3e2d1c0b9a8f7e6d5c4b"
@@ -57,9 +59,9 @@ func envWith(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-func typesafeBackend(t *testing.T, url string, timeout time.Duration) *remote {
+func typesafeBackend(t *testing.T, url string, timeout time.Duration) *client {
 	t.Helper()
-	r, err := newRemote(RemoteConfig{Backend: BackendTypesafe, URL: url, Model: "jev-1", APIKeyEnv: "JEV_TEST_KEY", Timeout: timeout}, envWith("JEV_TEST_KEY", testKey))
+	r, err := newClient(jev.RemoteConfig{Backend: jev.BackendTypesafe, URL: url, Model: "jev-1", APIKeyEnv: "JEV_TEST_KEY", Timeout: timeout}, envWith("JEV_TEST_KEY", testKey))
 	if err != nil {
 		t.Fatalf("newRemote: %v", err)
 	}
@@ -80,13 +82,36 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 	io.WriteString(w, body)
 }
 
-func sampleState() State {
+// idle is a complete sample of a process tree doing nothing at all.
+func idle(cmd string, elapsed, silence time.Duration) jev.State {
+	return jev.State{Command: cmd, Elapsed: elapsed, SinceOutput: silence, SampleComplete: true, Procs: 1, OutputBytes: 100}
+}
+
+// verdictOf files answers by question.
+func verdictOf(as []jev.Answer) jev.Verdict {
+	var v jev.Verdict
+	for _, a := range as {
+		switch a.ID {
+		case jev.Status.ID:
+			v.Status = a
+		case jev.Persistent.ID:
+			v.Persistent = a
+		case jev.Stop.ID:
+			v.Stop = a
+		case jev.Expect.ID:
+			v.Expect = a
+		}
+	}
+	return v
+}
+
+func sampleState() jev.State {
 	st := idle("./deploy.sh --env prod", 10*time.Minute, 6*time.Minute)
 	st.Tail = []string{"uploading artifacts", "waiting for health check"}
 	return st
 }
 
-func countAbstain(as []Answer) int {
+func countAbstain(as []jev.Answer) int {
 	n := 0
 	for _, a := range as {
 		if a.Abstain {
@@ -98,15 +123,15 @@ func countAbstain(as []Answer) int {
 
 func TestTypesafeGoodAnswer(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request, _ int) { writeJSON(w, 200, goodAnswers()) })
-	as, err := typesafeBackend(t, rec.srv.URL, time.Second).Ask(context.Background(), sampleState(), Questions())
+	as, err := typesafeBackend(t, rec.srv.URL, time.Second).Ask(context.Background(), sampleState(), jev.Questions())
 	if err != nil {
 		t.Fatalf("Ask: %v", err)
 	}
 	v := verdictOf(as)
-	if v.Status.Abstain || v.Status.Choice != Stuck || v.Status.Confidence != 0.83 || v.Status.Backend != BackendTypesafe {
+	if v.Status.Abstain || v.Status.Choice != jev.Stuck || v.Status.Confidence != 0.83 || v.Status.Backend != jev.BackendTypesafe {
 		t.Errorf("status = %+v", v.Status)
 	}
-	if v.Persistent.Value != 0.1 || v.Stop.Value != 0.8 || v.Expect.Choice != ExpectMinutes {
+	if v.Persistent.Value != 0.1 || v.Stop.Value != 0.8 || v.Expect.Choice != jev.ExpectMinutes {
 		t.Errorf("answers = %+v", as)
 	}
 	if countAbstain(as) != 0 {
@@ -115,7 +140,7 @@ func TestTypesafeGoodAnswer(t *testing.T) {
 	var req struct {
 		State     map[string]any `json:"state"`
 		Model     string         `json:"model"`
-		Questions []Question     `json:"questions"`
+		Questions []jev.Question `json:"questions"`
 	}
 	if err := json.Unmarshal(rec.body(0), &req); err != nil {
 		t.Fatalf("request body is not JSON: %v", err)
@@ -162,11 +187,11 @@ func TestTypesafeFailuresAbstain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := newRecorder(t, tt.respond)
-			as, err := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), sampleState(), Questions())
+			as, err := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), sampleState(), jev.Questions())
 			if len(as) != 4 {
 				t.Fatalf("%d answers, want 4", len(as))
 			}
-			for i, q := range Questions() {
+			for i, q := range jev.Questions() {
 				if as[i].ID != q.ID {
 					t.Errorf("answer %d is %q, want %q", i, as[i].ID, q.ID)
 				}
@@ -193,7 +218,7 @@ func TestTypesafeRetries429ThenSucceeds(t *testing.T) {
 		}
 		writeJSON(w, 200, goodAnswers())
 	})
-	as, err := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), sampleState(), Questions())
+	as, err := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), sampleState(), jev.Questions())
 	if err != nil || countAbstain(as) != 0 {
 		t.Fatalf("Ask = %d abstentions, %v; want a good answer after one retry", countAbstain(as), err)
 	}
@@ -211,7 +236,7 @@ func TestTypesafeTimeoutAbstains(t *testing.T) {
 		}
 	})
 	defer close(release)
-	as, err := typesafeBackend(t, rec.srv.URL, 50*time.Millisecond).Ask(context.Background(), sampleState(), Questions())
+	as, err := typesafeBackend(t, rec.srv.URL, 50*time.Millisecond).Ask(context.Background(), sampleState(), jev.Questions())
 	if countAbstain(as) != 4 {
 		t.Errorf("%d abstentions, want 4", countAbstain(as))
 	}
@@ -227,7 +252,7 @@ func TestTypesafeNetworkErrorAbstains(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) {})
 	url := rec.srv.URL
 	rec.srv.Close()
-	as, err := typesafeBackend(t, url, time.Second).Ask(context.Background(), sampleState(), Questions())
+	as, err := typesafeBackend(t, url, time.Second).Ask(context.Background(), sampleState(), jev.Questions())
 	if countAbstain(as) != 4 || err == nil {
 		t.Fatalf("Ask to a closed server = %d abstentions, %v", countAbstain(as), err)
 	}
@@ -268,7 +293,7 @@ func TestRemoteRequestIsSafe(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 401, `{"error":"invalid key `+testKey+`"}`)
 	})
-	_, askErr := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), st, Questions())
+	_, askErr := typesafeBackend(t, rec.srv.URL, 5*time.Second).Ask(context.Background(), st, jev.Questions())
 	if askErr == nil {
 		t.Fatal("Ask against a 401 succeeded")
 	}
@@ -318,9 +343,9 @@ func TestRemoteRequestIsSafe(t *testing.T) {
 	}
 }
 
-func openaiBackend(t *testing.T, url, keyEnv string, env func(string) string) *remote {
+func openaiBackend(t *testing.T, url, keyEnv string, env func(string) string) *client {
 	t.Helper()
-	r, err := newRemote(RemoteConfig{Backend: BackendOpenAI, URL: url, Model: "llama3.1", APIKeyEnv: keyEnv, Timeout: 5 * time.Second}, env)
+	r, err := newClient(jev.RemoteConfig{Backend: jev.BackendOpenAI, URL: url, Model: "llama3.1", APIKeyEnv: keyEnv, Timeout: 5 * time.Second}, env)
 	if err != nil {
 		t.Fatalf("newRemote: %v", err)
 	}
@@ -339,12 +364,12 @@ const goodChatContent = `{"status":{"choice":"looping","confidence":0.8,"evidenc
 
 func TestOpenAIGoodAnswer(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, chatReply(goodChatContent)) })
-	as, err := openaiBackend(t, rec.srv.URL+"/v1", "", envWith()).Ask(context.Background(), sampleState(), Questions())
+	as, err := openaiBackend(t, rec.srv.URL+"/v1", "", envWith()).Ask(context.Background(), sampleState(), jev.Questions())
 	if err != nil || countAbstain(as) != 0 {
 		t.Fatalf("Ask = %+v, %v", as, err)
 	}
 	v := verdictOf(as)
-	if v.Status.Choice != Looping || v.Status.Confidence != 0.8 || v.Stop.Value != 0.75 || v.Persistent.Confidence != 0.95 || v.Status.Backend != BackendOpenAI {
+	if v.Status.Choice != jev.Looping || v.Status.Confidence != 0.8 || v.Stop.Value != 0.75 || v.Persistent.Confidence != 0.95 || v.Status.Backend != jev.BackendOpenAI {
 		t.Errorf("verdict = %+v", v)
 	}
 	if rec.paths[0] != "/v1/chat/completions" {
@@ -382,7 +407,7 @@ func TestOpenAISendsKeyFromNamedVariable(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		writeJSON(w, 200, chatReply("```json\n"+goodChatContent+"\n```"))
 	})
-	as, err := openaiBackend(t, rec.srv.URL, "MY_LLM_KEY", envWith("MY_LLM_KEY", testKey)).Ask(context.Background(), sampleState(), Questions())
+	as, err := openaiBackend(t, rec.srv.URL, "MY_LLM_KEY", envWith("MY_LLM_KEY", testKey)).Ask(context.Background(), sampleState(), jev.Questions())
 	if err != nil || countAbstain(as) != 0 {
 		t.Fatalf("Ask with a fenced reply = %+v, %v", as, err)
 	}
@@ -411,7 +436,7 @@ func TestOpenAIFailuresAbstain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, tt.reply) })
-			as, err := openaiBackend(t, rec.srv.URL+"/v1", "", envWith()).Ask(context.Background(), sampleState(), Questions())
+			as, err := openaiBackend(t, rec.srv.URL+"/v1", "", envWith()).Ask(context.Background(), sampleState(), jev.Questions())
 			if len(as) != 4 || countAbstain(as) != tt.abstain || err == nil {
 				t.Errorf("Ask = %d answers, %d abstentions, err %v; want 4, %d, an error", len(as), countAbstain(as), err, tt.abstain)
 			}
@@ -423,7 +448,7 @@ func TestOpenAIFailuresAbstain(t *testing.T) {
 func TestRemoteEvidenceIsCleaned(t *testing.T) {
 	reply := strings.Replace(goodAnswers(), `"no output for 6m and nothing running"`, `"\u001b[31mred\u001b[0m token=sk-abcdefghijklmnopqrstu"`, 1)
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 200, reply) })
-	as, err := typesafeBackend(t, rec.srv.URL, time.Second).Ask(context.Background(), sampleState(), Questions())
+	as, err := typesafeBackend(t, rec.srv.URL, time.Second).Ask(context.Background(), sampleState(), jev.Questions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,25 +461,25 @@ func TestRemoteEvidenceIsCleaned(t *testing.T) {
 func TestNewRemoteRejectsBadConfig(t *testing.T) {
 	env := envWith("TYPESAFE_API_KEY", testKey)
 	tests := []struct {
-		cfg  RemoteConfig
+		cfg  jev.RemoteConfig
 		want string
 	}{
-		{RemoteConfig{}, "Backend"},
-		{RemoteConfig{Backend: "gemini"}, "Backend"},
-		{RemoteConfig{Backend: BackendOpenAI, Model: "m"}, "URL"},
-		{RemoteConfig{Backend: BackendOpenAI, URL: "http://localhost:11434/v1"}, "Model"},
-		{RemoteConfig{Backend: BackendOpenAI, URL: "ftp://x", Model: "m"}, "URL"},
-		{RemoteConfig{Backend: BackendOpenAI, URL: "localhost:11434", Model: "m"}, "URL"},
-		{RemoteConfig{Backend: BackendTypesafe, URL: "https://u:p@api.example.com"}, "URL"},
-		{RemoteConfig{Backend: BackendTypesafe, Timeout: -time.Second}, "Timeout"},
-		{RemoteConfig{Backend: BackendTypesafe, Retries: 11}, "Retries"},
-		{RemoteConfig{Backend: BackendTypesafe, APIKeyEnv: "sk-abcdef0123456789abcdef"}, "APIKeyEnv"},
-		{RemoteConfig{Backend: BackendTypesafe, APIKeyEnv: "UNSET_KEY_VAR"}, "set UNSET_KEY_VAR"},
+		{jev.RemoteConfig{}, "Backend"},
+		{jev.RemoteConfig{Backend: "gemini"}, "Backend"},
+		{jev.RemoteConfig{Backend: jev.BackendOpenAI, Model: "m"}, "URL"},
+		{jev.RemoteConfig{Backend: jev.BackendOpenAI, URL: "http://localhost:11434/v1"}, "Model"},
+		{jev.RemoteConfig{Backend: jev.BackendOpenAI, URL: "ftp://x", Model: "m"}, "URL"},
+		{jev.RemoteConfig{Backend: jev.BackendOpenAI, URL: "localhost:11434", Model: "m"}, "URL"},
+		{jev.RemoteConfig{Backend: jev.BackendTypesafe, URL: "https://u:p@api.example.com"}, "URL"},
+		{jev.RemoteConfig{Backend: jev.BackendTypesafe, Timeout: -time.Second}, "Timeout"},
+		{jev.RemoteConfig{Backend: jev.BackendTypesafe, Retries: 11}, "Retries"},
+		{jev.RemoteConfig{Backend: jev.BackendTypesafe, APIKeyEnv: "sk-abcdef0123456789abcdef"}, "APIKeyEnv"},
+		{jev.RemoteConfig{Backend: jev.BackendTypesafe, APIKeyEnv: "UNSET_KEY_VAR"}, "set UNSET_KEY_VAR"},
 	}
 	for _, tt := range tests {
-		_, err := newRemote(tt.cfg, env)
+		_, err := newClient(tt.cfg, env)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("newRemote(%+v) error = %v, want one naming %q", tt.cfg, err, tt.want)
+			t.Errorf("newClient(%+v) error = %v, want one naming %q", tt.cfg, err, tt.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "sk-abcdef0123456789abcdef") {
 			t.Errorf("error repeats the key given as a variable name: %v", err)
@@ -463,11 +488,11 @@ func TestNewRemoteRejectsBadConfig(t *testing.T) {
 }
 
 func TestRemoteDefaults(t *testing.T) {
-	r, err := newRemote(RemoteConfig{Backend: BackendTypesafe}, envWith("TYPESAFE_API_KEY", testKey))
+	r, err := newClient(jev.RemoteConfig{Backend: jev.BackendTypesafe}, envWith("TYPESAFE_API_KEY", testKey))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.endpoint != DefaultTypesafeURL || r.timeout != DefaultTimeout || r.retries != DefaultRetries {
+	if r.endpoint != jev.DefaultTypesafeURL || r.timeout != jev.DefaultTimeout || r.retries != jev.DefaultRetries {
 		t.Errorf("defaults = %s %v %d", r.endpoint, r.timeout, r.retries)
 	}
 	for _, s := range []string{fmt.Sprintf("%v", r), fmt.Sprintf("%+v", *r), fmt.Sprintf("%#v", *r)} {
@@ -475,7 +500,7 @@ func TestRemoteDefaults(t *testing.T) {
 			t.Errorf("formatting the backend prints the key: %s", s)
 		}
 	}
-	r, _ = newRemote(RemoteConfig{Backend: BackendTypesafe, Retries: -1}, envWith("TYPESAFE_API_KEY", testKey))
+	r, _ = newClient(jev.RemoteConfig{Backend: jev.BackendTypesafe, Retries: -1}, envWith("TYPESAFE_API_KEY", testKey))
 	if r.retries != 0 {
 		t.Errorf("Retries -1 gave %d retries, want none", r.retries)
 	}
@@ -504,13 +529,13 @@ func TestRetryDelay(t *testing.T) {
 	}{
 		{"", 0, 500 * time.Millisecond},
 		{"", 1, time.Second},
-		{"", 9, MaxRetryAfter},
+		{"", 9, jev.MaxRetryAfter},
 		{"3", 0, 3 * time.Second},
 		{"0", 1, 0},
-		{"86400", 0, MaxRetryAfter},
+		{"86400", 0, jev.MaxRetryAfter},
 		{now.Add(7 * time.Second).Format(http.TimeFormat), 0, 7 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0, 0},
-		{now.Add(time.Hour).Format(http.TimeFormat), 0, MaxRetryAfter},
+		{now.Add(time.Hour).Format(http.TimeFormat), 0, jev.MaxRetryAfter},
 		{"soon", 0, 500 * time.Millisecond},
 	}
 	for _, tt := range tests {

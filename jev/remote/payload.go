@@ -1,10 +1,12 @@
-package jev
+package remote
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/jev"
 )
 
 const (
@@ -19,7 +21,7 @@ const (
 	closeOutputTag  = "</untrusted-output>"
 )
 
-// wireState is a State as it leaves the machine: times in seconds, the
+// wireState is a jev.State as it leaves the machine: times in seconds, the
 // command and output redacted, the output capped and wrapped as untrusted.
 type wireState struct {
 	Command              string   `json:"command"`
@@ -50,9 +52,9 @@ type wireState struct {
 	Output               string `json:"output"`
 }
 
-func newWireState(st State) wireState {
+func newWireState(st jev.State) wireState {
 	w := wireState{
-		Command:            capMiddle(printable(Redact(st.Command)), maxCommandChars),
+		Command:            capMiddle(jev.Printable(jev.Redact(st.Command)), maxCommandChars),
 		ElapsedSeconds:     st.Elapsed.Seconds(),
 		SinceOutputSeconds: st.SinceOutput.Seconds(),
 		Interactive:        st.Interactive,
@@ -68,13 +70,13 @@ func newWireState(st State) wireState {
 		Procs:              st.Procs,
 		ReadingTTY:         st.ReadingTTY,
 		TTYMode:            st.TTYMode,
-		ForegroundComm:     termtext.Clip(printable(st.ForegroundComm), 64),
+		ForegroundComm:     termtext.Clip(jev.Printable(st.ForegroundComm), 64),
 		Listening:          capList(st.Listening),
 		Connecting:         capList(st.Connecting),
 		Established:        st.Established,
 		SampleComplete:     st.SampleComplete,
 	}
-	if d, ok := DeclaredBound(st.Command); ok {
+	if d, ok := jev.DeclaredBound(st.Command); ok {
 		w.DeclaredBoundSeconds = d.Seconds()
 	}
 	w.OutputEndsUnfinished = st.LastLine != ""
@@ -87,12 +89,13 @@ func newWireState(st State) wireState {
 func outputForModel(tail []string, last string) string {
 	lines := make([]string, 0, len(tail)+1)
 	for _, l := range tail {
-		lines = append(lines, printable(l))
+		lines = append(lines, jev.Printable(l))
 	}
 	if last != "" {
-		lines = append(lines, printable(last))
+		lines = append(lines, jev.Printable(last))
 	}
-	return capMiddle(strings.Join(redactLines(lines), "\n"), MaxOutputChars)
+	// Redacted as one text, so a secret spread over lines (a PEM block) is found.
+	return capMiddle(jev.Redact(strings.Join(lines, "\n")), MaxOutputChars)
 }
 
 // wrapUntrusted marks output as data, not instructions. A closing tag inside
@@ -158,7 +161,19 @@ func capList(xs []string) []string {
 	const most = 32
 	out := make([]string, 0, min(len(xs), most))
 	for _, x := range xs[:min(len(xs), most)] {
-		out = append(out, termtext.Clip(printable(x), 64))
+		out = append(out, termtext.Clip(jev.Printable(x), 64))
 	}
 	return out
+}
+
+// asciiLower lowers ASCII letters only, byte by byte, so the result indexes
+// like s even where s is not valid UTF-8.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
