@@ -72,6 +72,11 @@ func Open(home string) (*Registry, error) {
 	return r, nil
 }
 
+// Opened returns the registry at a home another process has just opened
+// with Open, without checking its directories again: a supervisor gets its
+// home from the caller that registered its task there.
+func Opened(home string) *Registry { return &Registry{home: home} }
+
 func unusableHome(home string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -86,16 +86,18 @@ func Prestart(env []string) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Adopt(p)
-}
-
-// Adopt takes charge of a supervisor started by spawn.Start (cmd/hangdog
-// starts a run's from a package initialiser, see earlyrun).
-func Adopt(p spawn.Process) (*Pending, error) {
 	// The supervisor is this process's child until it exits; this goroutine
 	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
 	// zombies. It ends when the supervisor does.
 	go reapChild(p.PID)
+	return Adopt(p)
+}
+
+// Adopt takes charge of a supervisor started by spawn.Start (cmd/hangdog
+// starts a run's from a package initialiser, see earlyrun). It does not
+// reap it: that suits a process that exits with its run, as the CLI does,
+// leaving the supervisor to init. A long-lived caller uses Prestart.
+func Adopt(p spawn.Process) (*Pending, error) {
 	conn, err := net.FileConn(p.Link)
 	p.Link.Close()
 	if err != nil {

@@ -90,11 +90,7 @@ func Main() int {
 		// died): nothing was registered, so there is nothing to record.
 		return 0
 	}
-	reg, err := bgtasks.Open(h.Home)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
-		return 1
-	}
+	reg := bgtasks.Opened(h.Home)
 	dir := reg.TaskDir(h.Meta.ID)
 	logToTask(dir)
 	return newSupervisor(reg, dir, h, link).run(env)
@@ -161,31 +157,49 @@ func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn)
 // environment is what a supervisor sets up before it knows its task.
 type environment struct {
 	sigchld, sigterm chan os.Signal
-	master, slave    *os.File
-	err              error // the first failure, reported once there is a task
+	// signalsReady is closed once the signals above are caught. Catching
+	// one costs a round trip with the runtime's signal thread, about a
+	// tenth of a millisecond here, so it happens beside the start-up rather
+	// than on its path; until then SIGCHLD goes unnoticed (reap sweeps once
+	// when it is ready) and the runtime's defaults apply to the rest.
+	signalsReady  chan struct{}
+	master, slave *os.File
+	err           error // the first failure, reported once there is a task
 }
 
 func prepare() *environment {
-	// The supervisor has no terminal and must outlive whoever started it, so
-	// these signals are caught and dropped rather than ignored: an ignored
-	// disposition would be inherited by the command (a bash that ignores
-	// SIGINT), a caught one is reset to the default by exec.
-	stray := make(chan os.Signal, 16)
-	signal.Notify(stray, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGPIPE,
-		syscall.SIGTTOU, syscall.SIGTTIN, syscall.SIGTSTP, syscall.SIGUSR1, syscall.SIGUSR2)
-	go func() {
-		for range stray {
-		}
-	}()
-	env := &environment{sigchld: make(chan os.Signal, 16), sigterm: make(chan os.Signal, 1)}
+	env := &environment{
+		sigchld:      make(chan os.Signal, 16),
+		sigterm:      make(chan os.Signal, 1),
+		signalsReady: make(chan struct{}),
+	}
+	go catchSignals(env)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		env.err = fmt.Errorf("become child subreaper: %w", err)
 		return env
 	}
-	signal.Notify(env.sigchld, syscall.SIGCHLD)
-	signal.Notify(env.sigterm, syscall.SIGTERM)
 	env.master, env.slave, env.err = openPTY()
 	return env
+}
+
+func catchSignals(env *environment) {
+	defer close(env.signalsReady)
+	// The supervisor has no terminal and must outlive whoever started it, so
+	// the signals that would end or stop it are caught and dropped rather
+	// than ignored: an ignored disposition would be inherited by the command
+	// (a bash that ignores SIGINT), a caught one is reset to the default by
+	// exec. SIGPIPE, SIGUSR1 and SIGUSR2 need nothing: the runtime drops
+	// them unless they are caught (SIGPIPE ends a Go program only on a
+	// write to stdout or stderr, which are a file here).
+	stray := make(chan os.Signal, 16)
+	signal.Notify(stray, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT,
+		syscall.SIGTTOU, syscall.SIGTTIN, syscall.SIGTSTP)
+	go func() {
+		for range stray {
+		}
+	}()
+	signal.Notify(env.sigchld, syscall.SIGCHLD)
+	signal.Notify(env.sigterm, syscall.SIGTERM)
 }
 
 func (s *supervisor) run(env *environment) int {
@@ -213,7 +227,7 @@ func (s *supervisor) run(env *environment) int {
 	// output, and only then do the bookkeeping, which overlaps with it.
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
-	go s.reap(env.sigchld)
+	go s.reap(env)
 	go s.notifyOutput()
 	go s.readOutput()
 	go s.readLink()
@@ -519,9 +533,11 @@ func (s *supervisor) drain(exitAt time.Time) {
 }
 
 // reap collects every child the kernel hands the subreaper, and reports the
-// command's own status once.
-func (s *supervisor) reap(sigchld <-chan os.Signal) {
-	for range sigchld {
+// command's own status once. A child that ended before SIGCHLD was caught
+// is collected by the first sweep.
+func (s *supervisor) reap(env *environment) {
+	<-env.signalsReady
+	for {
 		for {
 			var ws unix.WaitStatus
 			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
@@ -532,6 +548,7 @@ func (s *supervisor) reap(sigchld <-chan os.Signal) {
 				s.exited <- ws
 			}
 		}
+		<-env.sigchld
 	}
 }
 

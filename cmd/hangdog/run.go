@@ -223,8 +223,10 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 		defer restore()
 	}
 	sigs := make(chan os.Signal, 4)
+	// Never stopped: the process exits when the run ends, and signal.Stop
+	// would cost a round trip with the runtime's signal thread per signal on
+	// the way out. A signal that comes after the end finds the link closed.
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	go func() {
 		for s := range sigs {
 			link.Stop(s.(syscall.Signal))
