@@ -19,7 +19,7 @@ const (
 	frameEnded    byte = 'E' // JSON bgtasks.Result
 	frameFailed   byte = 'F' // text: the command could not be started
 
-	frameHandover byte = 'h' // JSON handover: the task, first frame of every link
+	frameHandover byte = 'h' // the task (binstruct, see handover), first frame of every link
 	frameInput    byte = 'i' // bytes for the terminal
 	frameResize   byte = 'r' // rows, cols as two big-endian uint16
 	frameStop     byte = 'k' // signal number as one byte

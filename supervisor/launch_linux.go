@@ -142,7 +142,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		p.Cancel()
 		return nil, err
 	}
-	h, err := json.Marshal(handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
+	h, err := encodeHandover(handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
 	if err == nil {
 		err = writeFrame(p.conn, frameHandover, h)
 	}

@@ -1,7 +1,11 @@
 package supervisor
 
 import (
+	"encoding/binary"
+	"errors"
+
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/binstruct"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
@@ -24,9 +28,31 @@ type Spec struct {
 // handover is what a caller gives its prestarted supervisor: the registered
 // task and how to run it. It travels over the caller link, not through a
 // file, and reaches a supervisor that has already done everything that does
-// not depend on the task.
+// not depend on the task. It is encoded with binstruct, not JSON: decoding
+// it is on every command's critical path, and encoding/json's first use in
+// a fresh process costs about 0.3 ms here.
 type handover struct {
 	Home string       `json:"home"`
 	Meta bgtasks.Meta `json:"meta"`
 	Spec Spec         `json:"spec"`
+}
+
+// handoverShape fingerprints the hand-over's layout. The frame starts with
+// it, so a supervisor from another build refuses the task instead of
+// misreading it.
+var handoverShape = binstruct.Shape(handover{})
+
+var errOtherBuild = errors.New("hangdog-supervisor is from another build than the hangdog that started it; reinstall both with `make install`")
+
+func encodeHandover(h handover) ([]byte, error) {
+	return binstruct.Append(binary.BigEndian.AppendUint64(nil, handoverShape), h)
+}
+
+func decodeHandover(p []byte) (handover, error) {
+	var h handover
+	if len(p) < 8 || binary.BigEndian.Uint64(p) != handoverShape {
+		return h, errOtherBuild
+	}
+	err := binstruct.Decode(p[8:], &h)
+	return h, err
 }

@@ -85,6 +85,10 @@ func Main() int {
 	}
 	env := prepare()
 	h, err := readHandover(link)
+	if errors.Is(err, errOtherBuild) {
+		writeFrame(link, frameFailed, []byte(errOtherBuild.Error()))
+		return 1
+	}
 	if err != nil {
 		// The caller let go before handing over a task (bad input, or it
 		// died): nothing was registered, so there is nothing to record.
@@ -123,7 +127,7 @@ func readHandover(c net.Conn) (handover, error) {
 	if kind != frameHandover {
 		return h, fmt.Errorf("first frame %q is not a hand-over: %w", kind, errCorruptLink)
 	}
-	if err := json.Unmarshal(p, &h); err != nil {
+	if h, err = decodeHandover(p); err != nil {
 		return h, fmt.Errorf("decode hand-over: %w", err)
 	}
 	return h, nil

@@ -1,0 +1,56 @@
+package supervisor
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/settings/watchdogconf"
+)
+
+func TestHandoverRoundTrip(t *testing.T) {
+	started := time.Unix(1_800_000_000, 5)
+	want := handover{
+		Home: "/home/u/.local/state/hangdog",
+		Meta: bgtasks.Meta{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
+			Started: started, Mode: bgtasks.Foreground, State: bgtasks.Starting, SupervisorPID: 4242, SupervisorTicks: 99, Caller: "agent"},
+		Spec: Spec{Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src", Rows: 50, Cols: 200,
+			Mode: bgtasks.Foreground, Interactive: true, Watchdog: watchdogconf.Default()},
+	}
+	want.Spec.Watchdog.DecisionModel.URL = "http://localhost:11434/v1"
+	sent := want
+	sent.Spec.Env = []string{"OPENAI_API_KEY=sk-never-on-the-link"}
+	p, err := encodeHandover(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(p, []byte("sk-never-on-the-link")) {
+		t.Fatal("the environment travelled in the hand-over; it reaches the supervisor by exec only")
+	}
+	got, err := decodeHandover(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("hand-over round trip:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// A supervisor from another build refuses the task with an error that says
+// how to fix the install, instead of misreading it.
+func TestHandoverFromAnotherBuildIsRefused(t *testing.T) {
+	p, err := encodeHandover(handover{Home: "/h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p[0] ^= 0xff
+	if _, err := decodeHandover(p); !errors.Is(err, errOtherBuild) {
+		t.Fatalf("got %v, want errOtherBuild", err)
+	}
+	if _, err := decodeHandover(p[:3]); !errors.Is(err, errOtherBuild) {
+		t.Fatalf("a frame too short for the fingerprint: got %v, want errOtherBuild", err)
+	}
+}
