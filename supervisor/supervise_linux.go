@@ -95,9 +95,7 @@ func Main() int {
 		return 0
 	}
 	reg := bgtasks.Opened(h.Home)
-	dir := reg.TaskDir(h.Meta.ID)
-	logToTask(dir)
-	return newSupervisor(reg, dir, h, link).run(env)
+	return newSupervisor(reg, reg.TaskDir(h.Meta.ID), h, link).run(env)
 }
 
 // callerLink is the socket the caller left on fd 3.
@@ -231,6 +229,9 @@ func (s *supervisor) run(env *environment) int {
 	// output, and only then do the bookkeeping, which overlaps with it.
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
+	// Only now: creating a file is not free, and a failure to start is
+	// recorded in the task's result anyway.
+	logToTask(s.dir)
 	go s.reap(env)
 	go s.notifyOutput()
 	go s.readOutput()
@@ -381,6 +382,7 @@ func (s *supervisor) recordRunning() {
 
 // failStart records a task that never ran, so nobody waits on it forever.
 func (s *supervisor) failStart(err error) int {
+	logToTask(s.dir)
 	msg := err.Error()
 	s.sendFrame(frameFailed, []byte(msg))
 	res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: " + msg}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,20 @@ func TestWatchdogAsksRemoteModelThroughHelper(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a supervisor has to say about its task goes to the task's
+// supervisor.log: here, that the configured model is unusable, which it
+// finds out at the first check.
+func TestSupervisorWarningsReachItsLog(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"TYPESAFE_API_KEY=", "HANGDOG_OPENAI_BASE_URL=ftp://nowhere", "HANGDOG_OPENAI_MODEL=m"}
+	r := e.run("run", "--", "sleep", "1.5")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	eventually(t, "the warning in supervisor.log", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(e.home, "tasks", "t1", "supervisor.log"))
+		return strings.Contains(string(b), "decision model") && strings.Contains(string(b), "ftp://nowhere")
+	})
 }
