@@ -11,8 +11,8 @@ Usage: scripts/bench.py [--bin bin/hangdog] [--runs 40] [--mb 500]
 
 hangdog's registry (a fresh home, removed afterwards) goes where a user's
 does, under $XDG_STATE_HOME or ~/.local/state, not /tmp: every run creates
-its task there, and on this VM creating files under /tmp was measured 5-10x
-slower than elsewhere on the same disk. --state-dir puts it somewhere else.
+its task there, so the start-up measured includes the filesystem a user's
+tasks live on. --state-dir puts it somewhere else.
 
 Throughput runs are interleaved (hangdog, script, script, hangdog, ...) so the
 machine's noise hits both alike; the ratio is best against best, and the
