@@ -78,15 +78,19 @@ type supervisor struct {
 // caller registers the task, then runs the task it is handed. It returns the
 // process exit status.
 func Main() int {
-	link, err := callerLink()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	var st unix.Stat_t
+	if err := unix.Fstat(3, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: no caller link on fd 3; a supervisor is started by hangdog, not by hand")
 		return 1
 	}
+	f := os.NewFile(3, "caller-link")
 	env := prepare()
-	h, err := readHandover(link)
+	// A plain blocking read: the caller's write wakes this thread itself,
+	// where a read through the network poller waits for whichever thread
+	// polls next.
+	h, err := readHandover(f)
 	if errors.Is(err, errOtherBuild) {
-		writeFrame(link, frameFailed, []byte(errOtherBuild.Error()))
+		writeFrame(f, frameFailed, []byte(errOtherBuild.Error()))
 		return 1
 	}
 	if err != nil {
@@ -94,28 +98,20 @@ func Main() int {
 		// died): nothing was registered, so there is nothing to record.
 		return 0
 	}
+	link, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: open caller link:", err)
+		return 1
+	}
 	reg := bgtasks.Opened(h.Home)
 	return newSupervisor(reg, reg.TaskDir(h.Meta.ID), h, link).run(env)
-}
-
-// callerLink is the socket the caller left on fd 3.
-func callerLink() (net.Conn, error) {
-	f := os.NewFile(3, "caller-link")
-	if f == nil {
-		return nil, errors.New("no caller link on fd 3; a supervisor is started by hangdog, not by hand")
-	}
-	defer f.Close()
-	c, err := net.FileConn(f)
-	if err != nil {
-		return nil, fmt.Errorf("open caller link: %w", err)
-	}
-	return c, nil
 }
 
 // readHandover waits for the caller's first frame, the task to run. The
 // frame reader reads exactly one frame, so nothing after it is lost to
 // readLink.
-func readHandover(c net.Conn) (handover, error) {
+func readHandover(c io.Reader) (handover, error) {
 	var h handover
 	fr := frameReader{r: c}
 	kind, p, err := fr.next()
@@ -160,10 +156,12 @@ func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn)
 type environment struct {
 	sigchld, sigterm chan os.Signal
 	// signalsReady is closed once the signals above are caught. Catching
-	// one costs a round trip with the runtime's signal thread, about a
-	// tenth of a millisecond here, so it happens beside the start-up rather
-	// than on its path; until then SIGCHLD goes unnoticed (reap sweeps once
-	// when it is ready) and the runtime's defaults apply to the rest.
+	// one costs two wake-ups of the runtime's signal thread, 0.1-0.2 ms
+	// here, and the start-up has no use for them: they are caught once the
+	// command runs, beside it. Until then SIGCHLD goes unnoticed (reap
+	// sweeps once when it is ready) and the runtime's defaults apply to the
+	// rest, which only a deliberate kill could send: the supervisor has no
+	// terminal and a process group of its own.
 	signalsReady  chan struct{}
 	master, slave *os.File
 	err           error // the first failure, reported once there is a task
@@ -175,7 +173,6 @@ func prepare() *environment {
 		sigterm:      make(chan os.Signal, 1),
 		signalsReady: make(chan struct{}),
 	}
-	go catchSignals(env)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		env.err = fmt.Errorf("become child subreaper: %w", err)
 		return env
@@ -227,6 +224,7 @@ func (s *supervisor) run(env *environment) int {
 	}
 	// The command is running from here on: tell the caller, start moving its
 	// output, and only then do the bookkeeping, which overlaps with it.
+	go catchSignals(env)
 	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
 	s.sendFrame(frameStarted, started)
 	// Only now: creating a file is not free, and a failure to start is
