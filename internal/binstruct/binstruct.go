@@ -109,18 +109,11 @@ type decoder struct {
 	err error
 }
 
-func (d *decoder) uvarint() uint64 {
-	x, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = ErrTruncated
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+func (d *decoder) varint() int64   { return readVarint(d, binary.Varint) }
 
-func (d *decoder) varint() int64 {
-	x, n := binary.Varint(d.b)
+func readVarint[T int64 | uint64](d *decoder, read func([]byte) (T, int)) T {
+	x, n := read(d.b)
 	if n <= 0 {
 		d.err = ErrTruncated
 		return 0
