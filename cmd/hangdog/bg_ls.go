@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/clipperhouse/displaywidth"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -148,7 +148,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	}
 	for _, row := range rows {
 		for i, cell := range row {
-			widths[i] = max(widths[i], runewidth.StringWidth(cell))
+			widths[i] = max(widths[i], displaywidth.String(cell))
 		}
 	}
 	commandWidth := lsCommandWidth
@@ -163,14 +163,14 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	writeRow := func(cells []string, command string) {
 		for i, cell := range cells {
 			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[i]-runewidth.StringWidth(cell)+2))
+			b.WriteString(strings.Repeat(" ", widths[i]-displaywidth.String(cell)+2))
 		}
 		b.WriteString(command)
 		b.WriteByte('\n')
 	}
 	writeRow(header, "COMMAND")
 	for i, t := range tasks {
-		writeRow(rows[i], runewidth.Truncate(singleLine(t.Command), commandWidth, "…"))
+		writeRow(rows[i], displaywidth.TruncateString(singleLine(t.Command), commandWidth, "…"))
 	}
 	_, _ = io.WriteString(w, b.String())
 }

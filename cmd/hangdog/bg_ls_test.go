@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
+
 	"github.com/hangdog/hangdog/bgtasks"
 )
 
@@ -240,5 +242,26 @@ func TestHumanDuration(t *testing.T) {
 		if got := humanDuration(d); got != want {
 			t.Errorf("humanDuration(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// Columns are measured in terminal cells, so a command in a wide script is
+// cut to the same width as any other and the rows stay aligned.
+func TestBgLsTableCountsWideCharactersAsTwoCells(t *testing.T) {
+	now := time.Now()
+	tasks := []*bgtasks.Task{
+		{Meta: bgtasks.Meta{ID: "t1", Command: strings.Repeat("日本語", 40), State: bgtasks.Running, Mode: bgtasks.Background, Started: now}},
+		{Meta: bgtasks.Meta{ID: "t2", Command: "ls", State: bgtasks.Running, Mode: bgtasks.Background, Started: now}},
+	}
+	var b strings.Builder
+	writeTaskTable(&b, tasks, 0, now)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	cmdCol := strings.Index(lines[0], "COMMAND")
+	wide := lines[1][cmdCol:]
+	if w := displaywidth.String(wide); w > lsCommandWidth || w < lsCommandWidth-1 || !strings.HasSuffix(wide, "…") {
+		t.Errorf("wide command shown as %q, %d cells; want it cut to %d cells ending in …", wide, w, lsCommandWidth)
+	}
+	if !strings.HasPrefix(lines[2][cmdCol:], "ls") {
+		t.Errorf("rows are not aligned:\n%s", b.String())
 	}
 }
