@@ -15,19 +15,31 @@ import (
 // which ends every task anyway; a file left empty by one is reported by Get
 // and skipped by List.
 func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	return commitTemp(tmp, path, data)
+}
+
+// createTemp makes the temporary file that commitTemp turns into path.
+func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
+	return tmp, nil
+}
+
+// commitTemp writes data to tmp, closes it and renames it over path; on
+// failure it removes tmp.
+func commitTemp(tmp *os.File, path string, data []byte) error {
 	tmpName := tmp.Name()
-	fail := func(err error) error {
+	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
 		_ = os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
 		_ = os.Remove(tmpName)
@@ -41,11 +53,21 @@ func WriteFileAtomic(path string, data []byte) error {
 }
 
 func writeJSONAtomic(path string, v any) error {
+	data, err := jsonFile(path, v)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// jsonFile is v as the registry writes it to path: indented, one final
+// newline.
+func jsonFile(path string, v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+		return nil, fmt.Errorf("encode %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'))
+	return append(data, '\n'), nil
 }
 
 // readJSON decodes path into v; a missing file is returned as is so callers

@@ -56,7 +56,7 @@ func (r *Registry) Reconcile(t *Task) (*Task, error) {
 		if fi, err := os.Stat(fresh.OutputPath()); err == nil {
 			res.OutputBytes = fi.Size()
 		}
-		if err := r.writeResultLocked(fresh.ID, res); err != nil {
+		if err := r.writeResultLocked(fresh.ID, res, nil); err != nil {
 			return err
 		}
 		fresh.Result = &res

@@ -47,11 +47,13 @@ type supervisor struct {
 	reg  *bgtasks.Registry
 	spec Spec
 
-	master   *os.File
-	output   *os.File
-	activity *activity.Tracker
-	pid      int
-	self     int
+	master *os.File
+	output *os.File
+	// resultFile is where the result goes; nil if it could not be made.
+	resultFile *bgtasks.ResultFile
+	activity   *activity.Tracker
+	pid        int
+	self       int
 
 	lastRead    atomic.Int64 // unix nanos of the last output read
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
@@ -212,15 +214,19 @@ func (s *supervisor) run(env *environment) int {
 		return s.failStart(err)
 	}
 	var err error
-	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		slave.Close()
-		return s.failStart(fmt.Errorf("open output log: %w", err))
-	}
 	s.pid, err = s.startCommand(slave)
 	slave.Close()
 	if err != nil {
 		return s.failStart(err)
+	}
+	// The log is created beside the command's own start, not before it: its
+	// first output waits in the PTY until the reader starts, and creating a
+	// file is not free (see bgtasks.ResultFile).
+	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		// A task without its log would lose its output: stop it now.
+		unix.Kill(-s.pid, unix.SIGKILL)
+		return s.failStart(fmt.Errorf("open output log: %w", err))
 	}
 	// The command is running from here on: tell the caller, start moving its
 	// output, and only then do the bookkeeping, which overlaps with it.
@@ -253,6 +259,13 @@ func (s *supervisor) run(env *environment) int {
 		}()
 	}
 	s.recordRunning()
+	// Made while the command runs, so that recording its end creates no file
+	// on the path of the caller waiting for it.
+	if rf, err := s.reg.PrepareResult(s.meta.ID); err == nil {
+		s.resultFile = rf
+	} else {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
 	// Trimming the image pays off only for a supervisor that stays; most
 	// commands end before this fires.
 	trim := time.AfterFunc(trimAfter, trimImage)
@@ -667,7 +680,13 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 	meta := s.meta
 	s.mu.Unlock()
 
-	if err := s.reg.WriteResult(s.meta.ID, res); err != nil && !errors.Is(err, bgtasks.ErrAlreadyEnded) {
+	var err error
+	if s.resultFile != nil {
+		err = s.resultFile.Write(res)
+	} else {
+		err = s.reg.WriteResult(s.meta.ID, res)
+	}
+	if err != nil && !errors.Is(err, bgtasks.ErrAlreadyEnded) {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
 	s.mu.Lock()
