@@ -559,6 +559,13 @@ func TestKilledRunIsAnErrorStartingWithTheReason(t *testing.T) {
 		done <- toReply(t, res)
 	}()
 	id := w.runningTask()
+	// Running is recorded once the command starts, which on a loaded machine
+	// can be before bash has printed anything.
+	reg := w.registry()
+	waitFor(t, "the command's first output", func() bool {
+		tail, _, err := reg.TailOutput(id, 1024)
+		return err == nil && strings.Contains(string(tail), "started")
+	})
 	if out, err := w.command("bg", "kill", id).CombinedOutput(); err != nil {
 		t.Fatalf("bg kill: %v: %s", err, out)
 	}
