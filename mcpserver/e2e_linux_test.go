@@ -197,6 +197,18 @@ func (w *world) endEvent(id string) bgtasks.Event {
 	return found
 }
 
+// waitOutput waits until task id's output holds text. A task is recorded
+// running once its command starts, which on a loaded machine can be before
+// the command has printed anything.
+func (w *world) waitOutput(id, text string) {
+	w.t.Helper()
+	reg := w.registry()
+	waitFor(w.t, fmt.Sprintf("%q in the output of %s", text, id), func() bool {
+		tail, _, err := reg.TailOutput(id, 64<<10)
+		return err == nil && strings.Contains(string(tail), text)
+	})
+}
+
 // runningTask waits for a running task of this world and returns its id.
 func (w *world) runningTask() string {
 	w.t.Helper()
@@ -559,13 +571,7 @@ func TestKilledRunIsAnErrorStartingWithTheReason(t *testing.T) {
 		done <- toReply(t, res)
 	}()
 	id := w.runningTask()
-	// Running is recorded once the command starts, which on a loaded machine
-	// can be before bash has printed anything.
-	reg := w.registry()
-	waitFor(t, "the command's first output", func() bool {
-		tail, _, err := reg.TailOutput(id, 1024)
-		return err == nil && strings.Contains(string(tail), "started")
-	})
+	w.waitOutput(id, "started")
 	if out, err := w.command("bg", "kill", id).CombinedOutput(); err != nil {
 		t.Fatalf("bg kill: %v: %s", err, out)
 	}
@@ -623,6 +629,7 @@ func TestBgDetachReturnsTheRunningBashCall(t *testing.T) {
 		done <- toReply(t, res)
 	}()
 	id := w.runningTask()
+	w.waitOutput(id, "serving")
 	r = call(t, cs, "bg_detach", map[string]any{"reason": "server is up"})
 	if r.isError || !strings.Contains(r.text, id) {
 		t.Fatalf("bg_detach: %+v", r)
