@@ -25,6 +25,15 @@ func init() {
 	registerBgCommand(newBgDetachCmd)
 }
 
+// openRunningTask is runningTask in the user's registry.
+func openRunningTask(id string) (*bgtasks.Task, error) {
+	reg, err := openRegistry()
+	if err != nil {
+		return nil, err
+	}
+	return runningTask(reg, id)
+}
+
 // runningTask finds a task that can still be acted on, or says why not.
 func runningTask(reg *bgtasks.Registry, id string) (*bgtasks.Task, error) {
 	t, err := reg.Get(id)
@@ -72,11 +81,7 @@ nothing of the task is left, and exits 0.`,
 			if err != nil {
 				return err
 			}
-			reg, err := openRegistry()
-			if err != nil {
-				return err
-			}
-			t, err := runningTask(reg, args[0])
+			t, err := openRunningTask(args[0])
 			if err != nil {
 				if t != nil && t.State() == bgtasks.Lost {
 					return killLost(t, err)
@@ -147,11 +152,7 @@ Nothing is added: end with \n to press Enter.`,
 					return err
 				}
 			}
-			reg, err := openRegistry()
-			if err != nil {
-				return err
-			}
-			t, err := runningTask(reg, args[0])
+			t, err := openRunningTask(args[0])
 			if err != nil {
 				return err
 			}
