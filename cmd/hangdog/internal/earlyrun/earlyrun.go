@@ -18,19 +18,28 @@ import (
 var (
 	early   spawn.Process
 	started bool
+	// spawned is closed once the start above has been tried. The fork runs
+	// on a goroutine of its own: forking suspends the forking thread until
+	// the child has exec'd the supervisor, and the package initialisers go
+	// on meanwhile on this one.
+	spawned chan struct{}
 )
 
 func init() {
 	if !startsTask(os.Args[1:]) {
 		return
 	}
-	exe, err := spawn.Binary()
-	if err != nil {
-		return // the run starts its supervisor itself and reports the error
-	}
-	if p, err := spawn.Start(exe, nil); err == nil {
-		early, started = p, true
-	}
+	spawned = make(chan struct{})
+	go func() {
+		defer close(spawned)
+		exe, err := spawn.Binary()
+		if err != nil {
+			return // the run starts its supervisor itself and reports the error
+		}
+		if p, err := spawn.Start(exe, nil); err == nil {
+			early, started = p, true
+		}
+	}()
 }
 
 // startsTask says whether the arguments ask for a command to run: `run` or
@@ -59,6 +68,10 @@ func startsTask(args []string) bool {
 
 // Take hands over the supervisor started at initialisation, once.
 func Take() (spawn.Process, bool) {
+	if spawned == nil {
+		return spawn.Process{}, false
+	}
+	<-spawned
 	p, ok := early, started
 	early, started = spawn.Process{}, false
 	return p, ok
