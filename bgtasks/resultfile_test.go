@@ -23,13 +23,20 @@ func tempFiles(t *testing.T, dir string) []string {
 	return tmps
 }
 
-func TestResultFileWritesTheResultItWasMadeFor(t *testing.T) {
+// preparedResult is a running task with its result file made.
+func preparedResult(t *testing.T) (*Registry, *Task, *ResultFile) {
+	t.Helper()
 	r := openTemp(t)
 	task := createRunning(t, r, Meta{Command: "make"})
 	rf, err := r.PrepareResult(task.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, task, rf
+}
+
+func TestResultFileWritesTheResultItWasMadeFor(t *testing.T) {
+	r, task, rf := preparedResult(t)
 	tmps := tempFiles(t, task.Dir)
 	if len(tmps) != 1 {
 		t.Fatalf("made ahead: %v, want one temporary file", tmps)
@@ -60,12 +67,7 @@ func TestResultFileWritesTheResultItWasMadeFor(t *testing.T) {
 // A reconciler (or a kill) that recorded the end first wins, as with
 // WriteResult, and the file made ahead does not linger.
 func TestResultFileKeepsTheFirstResult(t *testing.T) {
-	r := openTemp(t)
-	task := createRunning(t, r, Meta{Command: "make"})
-	rf, err := r.PrepareResult(task.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, task, rf := preparedResult(t)
 	if err := r.WriteResult(task.ID, Result{State: Killed, ExitCode: 137}); err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +83,7 @@ func TestResultFileKeepsTheFirstResult(t *testing.T) {
 }
 
 func TestResultFileDiscardLeavesNothing(t *testing.T) {
-	r := openTemp(t)
-	task := createRunning(t, r, Meta{Command: "make"})
-	rf, err := r.PrepareResult(task.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, task, rf := preparedResult(t)
 	rf.Discard()
 	rf.Discard()
 	if tmps := tempFiles(t, task.Dir); len(tmps) != 0 {

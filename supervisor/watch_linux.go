@@ -153,14 +153,10 @@ func askHelper() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the hangdog binary that asks the remote model: %w", err)
 	}
-	helper := self
-	if filepath.Base(self) == spawn.BinaryName {
-		helper = filepath.Join(filepath.Dir(self), helperName)
+	if filepath.Base(self) != spawn.BinaryName {
+		return self, nil
 	}
-	st, err := os.Stat(helper)
-	if err == nil && (!st.Mode().IsRegular() || st.Mode()&0o111 == 0) {
-		err = fmt.Errorf("%s is not an executable file", helper)
-	}
+	helper, err := spawn.Beside(helperName)
 	if err != nil {
 		return "", fmt.Errorf("cannot ask the remote model: %w; install %s next to %s (make install); judging locally meanwhile", err, helperName, spawn.BinaryName)
 	}

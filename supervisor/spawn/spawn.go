@@ -2,13 +2,15 @@
 // link, the supervisor program found next to hangdog, and a fork into a
 // session of its own.
 //
-// It imports only os, path and syscall on purpose. That keeps it among the
-// first packages a program initialises, so a `hangdog run` can start its
-// supervisor from a package initialiser (cmd/hangdog/internal/earlyrun) and
-// the supervisor's start-up overlaps with the rest of the CLI's.
+// It imports only errors, os, path and syscall on purpose. That keeps it
+// among the first packages a program initialises, so a `hangdog run` can
+// start its supervisor from a package initialiser (cmd/hangdog/internal/
+// earlyrun) and the supervisor's start-up overlaps with the rest of the
+// CLI's.
 package spawn
 
 import (
+	"errors"
 	"os"
 	"path"
 	"syscall"
@@ -78,16 +80,36 @@ func Start(exe string, env []string) (Process, error) {
 // Binary is the program a supervisor runs as: hangdog-supervisor next to the
 // running binary, else the running binary itself (with SuperviseArg).
 func Binary() (string, error) {
+	if slim, err := Beside(BinaryName); err == nil {
+		return slim, nil
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return "", &Error{Op: "find the hangdog binary to start a supervisor", Err: err}
 	}
-	slim := path.Join(path.Dir(self), BinaryName)
-	if st, err := os.Stat(slim); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		return slim, nil
-	}
 	return self, nil
 }
+
+// Beside is the path of the program name installed next to the running
+// binary (make install puts hangdog's programs side by side). It is an
+// error if no executable file is there.
+func Beside(name string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", &Error{Op: "find the running hangdog binary", Err: err}
+	}
+	p := path.Join(path.Dir(self), name)
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+		return "", &Error{Op: p, Err: errNotExecutable}
+	}
+	return p, nil
+}
+
+var errNotExecutable = errors.New("not an executable file")
 
 // Error is a failure to start a supervisor. (fmt would pull in reflect and
 // its initialisers ahead of this package.)

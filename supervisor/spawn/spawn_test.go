@@ -46,3 +46,18 @@ func TestStartNamesTheProgramItCouldNotStart(t *testing.T) {
 		t.Fatalf("Start(%s) = %v, want an error naming it", missing, err)
 	}
 }
+
+// Beside finds an executable next to the running binary (here the test
+// binary finds itself) and says so when there is none.
+func TestBesideFindsOnlyExecutablesNextToTheRunningBinary(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Beside(filepath.Base(self)); err != nil || got != self {
+		t.Fatalf("Beside(%s) = %q, %v; want the test binary itself", filepath.Base(self), got, err)
+	}
+	if _, err := Beside("no-such-program-beside"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Beside of a missing program: %v, want not-exist", err)
+	}
+}

@@ -16,8 +16,7 @@ import (
 )
 
 var (
-	early   spawn.Process
-	started bool
+	early spawn.Process // Link is nil unless the start succeeded
 	// spawned is closed once the start above has been tried. The fork runs
 	// on a goroutine of its own: forking suspends the forking thread until
 	// the child has exec'd the supervisor, and the package initialisers go
@@ -37,7 +36,7 @@ func init() {
 			return // the run starts its supervisor itself and reports the error
 		}
 		if p, err := spawn.Start(exe, nil); err == nil {
-			early, started = p, true
+			early = p
 		}
 	}()
 }
@@ -72,7 +71,7 @@ func Take() (spawn.Process, bool) {
 		return spawn.Process{}, false
 	}
 	<-spawned
-	p, ok := early, started
-	early, started = spawn.Process{}, false
-	return p, ok
+	p := early
+	early = spawn.Process{}
+	return p, p.Link != nil
 }
