@@ -31,3 +31,20 @@ func (r *Registry) withLock(fn func() error) error {
 	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }()
 	return fn()
 }
+
+// tryLock takes an exclusive flock on f without waiting; false means another
+// open file holds it.
+func tryLock(f *os.File) (bool, error) {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch err {
+		case nil:
+			return true, nil
+		case unix.EWOULDBLOCK:
+			return false, nil
+		case unix.EINTR:
+			continue
+		}
+		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	lockFileName     = "lock"
 	counterFileName  = "task-counter"
 	eventsFileName   = "events.jsonl"
+	pruneStampName   = "last-prune"
 
 	metaFileName   = "meta.json"
 	resultFileName = "result.json"
@@ -96,6 +97,7 @@ func (r *Registry) consumersDir() string     { return filepath.Join(r.home, cons
 func (r *Registry) lockPath() string         { return filepath.Join(r.home, lockFileName) }
 func (r *Registry) counterPath() string      { return filepath.Join(r.home, counterFileName) }
 func (r *Registry) eventsPath() string       { return filepath.Join(r.home, eventsFileName) }
+func (r *Registry) pruneStampPath() string   { return filepath.Join(r.home, pruneStampName) }
 func (r *Registry) taskDir(id string) string { return filepath.Join(r.tasksDir(), id) }
 
 // TaskDir is where task id's files are, whether or not it exists.

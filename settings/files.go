@@ -126,7 +126,7 @@ func walkMapping(path string, m *yaml.Node, lowerPath, written string, seen map[
 			return &Error{Source: path, Key: printable(name), Reason: "is set twice (also as " + printable(first) + ")", Hint: "keep one of them"}
 		}
 		seen[lower] = name
-		if spec, ok := lookupKey(lower); ok && !strings.Contains(k.Value, ".") && strings.HasPrefix(lower, "watchdog.") {
+		if spec, ok := lookupKey(lower); ok && !strings.Contains(k.Value, ".") && strings.ToLower(spec.Key) == lower {
 			if err := leaf(spec, v); err != nil {
 				return err
 			}

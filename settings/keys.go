@@ -20,6 +20,7 @@ const (
 	maxMinutes     = 10080 // one week
 	maxWaitSeconds = 86400 // one day
 	maxTimeoutSec  = 3600
+	maxKeepDays    = 3650 // ten years
 )
 
 // KeySpec describes one configuration key, independent of any loaded values.
@@ -137,6 +138,15 @@ var keySpecs = []KeySpec{
 		Help:    "Seconds to wait for the remote decision model before the local judge answers alone.",
 		parse:   numberIn(0, false, maxTimeoutSec),
 	},
+	{
+		Key: "tasks.keepDays", Kind: KindNumber, Default: 7.0,
+		Allowed: "a number of days from 0 to 3650 (fractions allowed); 0 keeps ended tasks forever",
+		Help:    "Days an ended task's output and result are kept; older ones are deleted (at most once an hour). 0 keeps them all.",
+		// A cloned repository must not be able to delete the output of
+		// every other project's tasks.
+		UserOnly: true,
+		parse:    numberIn(0, true, maxKeepDays),
+	},
 }
 
 func init() {
@@ -159,15 +169,16 @@ func Keys() []KeySpec {
 	return out
 }
 
-// lookupKey finds a key however it is cased, with or without "watchdog.".
+// lookupKey finds a key however it is cased. A watchdog key may leave out
+// its "watchdog." prefix; keys of other groups (tasks.keepDays) are named
+// whole.
 func lookupKey(name string) (*KeySpec, bool) {
 	lower := strings.ToLower(strings.TrimSpace(name))
-	if !strings.HasPrefix(lower, "watchdog.") {
-		lower = "watchdog." + lower
-	}
-	for i := range keySpecs {
-		if strings.ToLower(keySpecs[i].Key) == lower {
-			return &keySpecs[i], true
+	for _, candidate := range []string{lower, "watchdog." + lower} {
+		for i := range keySpecs {
+			if strings.ToLower(keySpecs[i].Key) == candidate {
+				return &keySpecs[i], true
+			}
 		}
 	}
 	return nil, false

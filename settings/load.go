@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 )
@@ -38,6 +39,8 @@ type Settings struct {
 	v        *viper.Viper
 	origins  map[string]origin // by canonical key
 	watchdog Watchdog
+	// keepEnded is how long an ended task is kept; 0 keeps it forever.
+	keepEnded time.Duration
 }
 
 type origin struct{ source, detail string }
@@ -102,11 +105,15 @@ func Load(opts Options) (*Settings, error) {
 	// nested group, while Get("watchdog") returns the highest layer's map alone.
 	var all struct {
 		Watchdog Watchdog `mapstructure:"watchdog"`
+		Tasks    struct {
+			KeepDays float64 `mapstructure:"keepDays"`
+		} `mapstructure:"tasks"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
-		return nil, fmt.Errorf("decode the watchdog settings: %w", err)
+		return nil, fmt.Errorf("decode the settings: %w", err)
 	}
 	s.watchdog = all.Watchdog
+	s.keepEnded = time.Duration(all.Tasks.KeepDays * float64(24*time.Hour))
 	return s, nil
 }
 
@@ -164,25 +171,38 @@ func (s *Settings) mergeEnv(lookup func(string) (string, bool)) error {
 	return s.v.MergeConfigMap(layer)
 }
 
-// refuseUnknownEnv catches a misspelt HANGDOG_WATCHDOG_* variable, which
-// would otherwise be silently ignored.
+// refuseUnknownEnv catches a misspelt variable of a settings group
+// (HANGDOG_WATCHDOG_*, HANGDOG_TASKS_*), which would otherwise be silently
+// ignored.
 func refuseUnknownEnv(environ []string) error {
-	const prefix = "HANGDOG_WATCHDOG_"
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, prefix) || name == ForceActEnv {
+		prefix, ok := groupEnvPrefix(name)
+		if !ok || name == ForceActEnv {
 			continue
 		}
 		known := slices.ContainsFunc(keySpecs, func(s KeySpec) bool { return envName(s.Key) == name })
 		if !known {
 			hint := "hangdog config list shows every key; its variable is HANGDOG_ + the key in upper case, dots as _"
-			if near := nearestKey(strings.ToLower(strings.TrimPrefix(name, prefix))); near != "" {
+			if near := nearestKey(strings.ToLower(strings.TrimPrefix(name, prefix))); near != "" && strings.HasPrefix(envName(near), prefix) {
 				hint = "did you mean " + envName(near) + " (" + near + ")?"
 			}
 			return &Error{Source: "environment variable " + printable(name), Reason: "names no setting", Hint: hint}
 		}
 	}
 	return nil
+}
+
+// groupEnvPrefix returns the prefix of the settings group a variable's name
+// falls under, such as "HANGDOG_TASKS_".
+func groupEnvPrefix(name string) (string, bool) {
+	for _, spec := range keySpecs {
+		group, _, _ := strings.Cut(spec.Key, ".")
+		if prefix := envName(group) + "_"; strings.HasPrefix(name, prefix) {
+			return prefix, true
+		}
+	}
+	return "", false
 }
 
 func (s *Settings) mergeFlags(flags map[string]string) error {
@@ -222,6 +242,10 @@ func setNested(m map[string]any, key string, val any) {
 
 // Watchdog is the effective watchdog configuration.
 func (s *Settings) Watchdog() Watchdog { return s.watchdog }
+
+// KeepEnded is how long an ended task's output and result are kept
+// (tasks.keepDays); 0 keeps them forever.
+func (s *Settings) KeepEnded() time.Duration { return s.keepEnded }
 
 // Entries lists every key with its effective value, in Keys() order.
 func (s *Settings) Entries() []Entry {

@@ -385,12 +385,16 @@ var alternatives = map[string]string{
 	"watchdog.decisionModel.model":      "judge-small",
 	"watchdog.decisionModel.apiKeyEnv":  "JUDGE_API_KEY",
 	"watchdog.decisionModel.timeoutSec": "45",
+	"tasks.keepDays":                    "30",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches
 // the key, so the supervisor sees exactly what was configured.
 func TestEveryKeyReachesWatchdogUnderItsOwnName(t *testing.T) {
 	for _, k := range Keys() {
+		if !strings.HasPrefix(k.Key, "watchdog.") {
+			continue // TestKeepDaysReachesKeepEnded
+		}
 		text, ok := alternatives[k.Key]
 		if !ok {
 			t.Fatalf("no alternative value for %s", k.Key)

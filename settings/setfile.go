@@ -18,11 +18,13 @@ import (
 // replaced atomically, so a bad value or a failed write leaves it untouched.
 // A project file (.hangdog.yaml) refuses UserOnly keys.
 func SetInFile(path, key, value string) error {
-	spec, err := specFor("", key)
+	// Errors name the file the value was meant for, as a bad value read
+	// from a file does.
+	spec, err := specFor(path, key)
 	if err != nil {
 		return err
 	}
-	val, err := validateSpec("", spec, value)
+	val, err := validateSpec(path, spec, value)
 	if err != nil {
 		return err
 	}

@@ -158,11 +158,11 @@ func TestSetInFileRefusesAndLeavesTheFileUntouched(t *testing.T) {
 		name, file, content, key, value, want string
 	}{
 		{"out of range", "config.yaml", original, "confidence", "1.7",
-			"watchdog.confidence: 1.7 is out of range; allowed: a number from 0 to 1"},
+			"{path}: watchdog.confidence: 1.7 is out of range; allowed: a number from 0 to 1"},
 		{"unknown choice", "config.yaml", original, "action", "explode",
-			"watchdog.action: explode is not one of the choices; allowed: one of background, kill, warn"},
+			"{path}: watchdog.action: explode is not one of the choices; allowed: one of background, kill, warn"},
 		{"unknown key", "config.yaml", original, "confidance", "0.7",
-			"confidance: unknown key; did you mean watchdog.confidence? (hangdog config list shows every key)"},
+			"{path}: confidance: unknown key; did you mean watchdog.confidence? (hangdog config list shows every key)"},
 		{"not YAML", "config.yaml", "watchdog: [\n", "confidence", "0.7",
 			"{path}: is not valid YAML (line 1: did not find expected node content); fix the syntax first; the file was left as it is"},
 		{"not a mapping", "config.yaml", "- a\n", "confidence", "0.7",

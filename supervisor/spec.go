@@ -3,6 +3,7 @@ package supervisor
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/binstruct"
@@ -23,6 +24,9 @@ type Spec struct {
 	Mode        bgtasks.Mode          `json:"mode"`
 	Interactive bool                  `json:"interactive"` // a person is at the caller's terminal
 	Watchdog    watchdogconf.Watchdog `json:"watchdog"`
+	// KeepEnded is how long ended tasks are kept (tasks.keepDays); the
+	// supervisor removes older ones once its own task has ended.
+	KeepEnded time.Duration `json:"keep_ended"`
 }
 
 // handover is what a caller gives its prestarted supervisor: the registered

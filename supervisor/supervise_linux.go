@@ -32,11 +32,14 @@ import (
 // the polite signal and SIGKILL; the notice pause batches output notices
 // while output streams. Events carry the last lines of output.
 const (
-	drainQuiet     = 100 * time.Millisecond
-	drainMax       = 2 * time.Second
-	defaultGrace   = 2 * time.Second
-	noticePause    = 2 * time.Millisecond
-	trimAfter      = time.Second
+	drainQuiet   = 100 * time.Millisecond
+	drainMax     = 2 * time.Second
+	defaultGrace = 2 * time.Second
+	noticePause  = 2 * time.Millisecond
+	trimAfter    = time.Second
+	// pruneEvery is how often, at most, some supervisor of a home removes
+	// its expired tasks: listing every task is not free.
+	pruneEvery     = time.Hour
 	eventTailLines = 10
 	eventTailBytes = 64 << 10
 )
@@ -306,7 +309,21 @@ func (s *supervisor) run(env *environment) int {
 		case <-time.After(2 * time.Second):
 		}
 	}
+	s.pruneExpired()
 	return 0
+}
+
+// pruneExpired removes the home's expired tasks, if that is due. It runs
+// once the task has ended and its caller has been told, so it delays nobody.
+func (s *supervisor) pruneExpired() {
+	removed, err := s.reg.PruneExpired(s.spec.KeepEnded, pruneEvery)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor: remove expired tasks:", err)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(os.Stderr, "hangdog supervisor: removed %d tasks that ended more than %g days ago (tasks.keepDays): %s\n",
+			len(removed), s.spec.KeepEnded.Hours()/24, strings.Join(removed, " "))
+	}
 }
 
 type startedInfo struct {

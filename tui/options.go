@@ -68,6 +68,6 @@ func DefaultPrepare(command, dir, userFile string) (supervisor.Spec, error) {
 	}
 	return supervisor.Spec{
 		Command: command, Shell: true, Cwd: dir, Env: os.Environ(),
-		Mode: bgtasks.Foreground, Interactive: true, Watchdog: st.Watchdog(),
+		Mode: bgtasks.Foreground, Interactive: true, Watchdog: st.Watchdog(), KeepEnded: st.KeepEnded(),
 	}, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +60,63 @@ func TestBgPrune(t *testing.T) {
 	}
 	if _, err := reg.Get(running.ID); err != nil {
 		t.Fatalf("prune touched the running task: %v", err)
+	}
+}
+
+// expiredTaskHome is a home holding one task that ended ten days ago, whose
+// last automatic prune was two hours ago: the next supervisor to finish
+// prunes.
+func expiredTaskHome(t *testing.T) (*env, *bgtasks.Registry, *bgtasks.Task) {
+	t.Helper()
+	e := newEnv(t)
+	reg, err := bgtasks.Open(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := createRunningTask(t, reg, bgtasks.Meta{Command: "make"}, "old output\n")
+	endTask(t, reg, old.ID, bgtasks.Result{State: bgtasks.Exited, Ended: time.Now().Add(-10 * 24 * time.Hour)})
+	stamp := strconv.FormatInt(time.Now().Add(-2*time.Hour).Unix(), 10) + "\n"
+	if err := os.WriteFile(filepath.Join(e.home, "last-prune"), []byte(stamp), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e, reg, old
+}
+
+func TestASupervisorRemovesExpiredTasksAfterItsTask(t *testing.T) {
+	e, reg, old := expiredTaskHome(t)
+	if r := e.run("run", "--", "true"); r.code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	eventually(t, "the expired task to be removed", 10*time.Second, func() bool {
+		_, err := reg.Get(old.ID)
+		return errors.Is(err, bgtasks.ErrNotFound)
+	})
+	tasks, err := reg.List()
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("tasks left: %v (%v), want the run's own", tasks, err)
+	}
+	eventually(t, "the removal in the supervisor's log", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(tasks[0].Dir, "supervisor.log"))
+		return strings.Contains(string(b), "removed 1 tasks that ended more than 7 days ago (tasks.keepDays): "+old.ID)
+	})
+}
+
+func TestKeepDaysZeroKeepsExpiredTasks(t *testing.T) {
+	e, reg, old := expiredTaskHome(t)
+	e.extra = append(e.extra, "HANGDOG_TASKS_KEEPDAYS=0")
+	if r := e.run("run", "--", "true"); r.code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	tasks, err := reg.List()
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("tasks: %v (%v), want the old one and the run's", tasks, err)
+	}
+	for _, task := range tasks {
+		if task.ID != old.ID {
+			eventually(t, "the run's supervisor to exit", 10*time.Second, func() bool { return !alive(task.SupervisorPID) })
+		}
+	}
+	if _, err := reg.Get(old.ID); err != nil {
+		t.Fatalf("keepDays 0 removed the old task: %v", err)
 	}
 }

@@ -20,8 +20,9 @@ func newConfigCmd() *cobra.Command {
 		Short: "Show and change settings: list, get, set, path",
 		Long: `Show and change hangdog's settings.
 
-Every setting lives under "watchdog." (you may leave that prefix out) and is
-read from these layers, each overriding the one before:
+The watchdog's settings live under "watchdog." (you may leave that prefix
+out); tasks.keepDays says how long ended tasks are kept. Each is read from
+these layers, each overriding the one before:
 
   1. built-in defaults
   2. the user file      $XDG_CONFIG_HOME/hangdog/config.yaml (else ~/.config/hangdog/config.yaml)
@@ -37,9 +38,13 @@ A file looks like:
     decisionModel:
       source: custom
 
+  tasks:
+    keepDays: 30
+
 A bad value in any layer stops hangdog with one error that names the file or
 variable, the key, the value and what is allowed. A project file comes with its
-repository, so it may not set decisionModel.url or decisionModel.apiKeyEnv.`,
+repository, so it may not set decisionModel.url, decisionModel.apiKeyEnv or
+tasks.keepDays.`,
 		Example: `  hangdog config list
   hangdog config get intervalMin
   hangdog config set confidence 0.7

@@ -95,7 +95,7 @@ func TestConfigSetRefusesABadValueAndLeavesTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = w.hangdog("config", "set", "confidence", "1.7")
-	want := "watchdog.confidence: 1.7 is out of range; allowed: a number from 0 to 1"
+	want := w.userFile + ": watchdog.confidence: 1.7 is out of range; allowed: a number from 0 to 1"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}

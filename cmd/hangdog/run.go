@@ -142,6 +142,7 @@ func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (supervisor.Spec, 
 		return spec, err
 	}
 	spec.Watchdog = st.Watchdog()
+	spec.KeepEnded = st.KeepEnded()
 	spec.Env = os.Environ()
 	spec.Mode = mode
 	spec.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
