@@ -18,6 +18,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/tui/internal/teawait"
 )
 
 // world is an isolated hangdog home and config for one test.
@@ -73,15 +74,7 @@ func (w world) shell(t *testing.T) (*Model, *teatest.TestModel) {
 // waitFor reads the program's output until it shows all of want.
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := ansi.Strip(string(b))
-		for _, w := range want {
-			if !strings.Contains(plain, w) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	teawait.For(t, tm, 20*time.Second, want...)
 }
 
 func enter(tm *teatest.TestModel, line string) {

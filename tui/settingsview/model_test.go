@@ -8,23 +8,15 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/tui/internal/teawait"
 )
 
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		plain := ansi.Strip(string(b))
-		for _, w := range want {
-			if !strings.Contains(plain, w) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	teawait.For(t, tm, 5*time.Second, want...)
 }
 
 // standalone is the screen as `hangdog settings` runs it: closing it ends
