@@ -35,11 +35,17 @@ type KeySpec struct {
 	// not be able to point the decision model (and the API key sent to it) at
 	// a server of its choosing.
 	UserOnly bool
+	// userOnlyWhy ends the sentence "a project file comes with the
+	// repository, and must not …".
+	userOnlyWhy string
 
 	parse func(text string) (any, string) // value, or "" and the reason it is refused
 }
 
 const boolAllowed = "true or false (also yes/no, on/off, 1/0)"
+
+// sendsWhy is why the remote model's address and key are user-only.
+const sendsWhy = "choose where your API key and command output are sent"
 
 var keySpecs = []KeySpec{
 	{
@@ -114,10 +120,11 @@ var keySpecs = []KeySpec{
 	},
 	{
 		Key: "watchdog.decisionModel.url", Kind: KindString, Default: "",
-		Allowed:  "an http:// or https:// URL, or empty for the backend's default",
-		Help:     "Endpoint of the remote decision model; empty uses the backend's default.",
-		UserOnly: true,
-		parse:    parseURL,
+		Allowed:     "an http:// or https:// URL, or empty for the backend's default",
+		Help:        "Endpoint of the remote decision model; empty uses the backend's default.",
+		UserOnly:    true,
+		userOnlyWhy: sendsWhy,
+		parse:       parseURL,
 	},
 	{
 		Key: "watchdog.decisionModel.model", Kind: KindString, Default: "",
@@ -127,10 +134,11 @@ var keySpecs = []KeySpec{
 	},
 	{
 		Key: "watchdog.decisionModel.apiKeyEnv", Kind: KindString, Default: "",
-		Allowed:  "the name of an environment variable holding the API key (never the key itself), or empty",
-		Help:     "Name of the environment variable that holds the remote decision model's API key.",
-		UserOnly: true,
-		parse:    parseEnvName,
+		Allowed:     "the name of an environment variable holding the API key (never the key itself), or empty",
+		Help:        "Name of the environment variable that holds the remote decision model's API key.",
+		UserOnly:    true,
+		userOnlyWhy: sendsWhy,
+		parse:       parseEnvName,
 	},
 	{
 		Key: "watchdog.decisionModel.timeoutSec", Kind: KindNumber, Default: 20.0,
@@ -140,12 +148,11 @@ var keySpecs = []KeySpec{
 	},
 	{
 		Key: "tasks.keepDays", Kind: KindNumber, Default: 7.0,
-		Allowed: "a number of days from 0 to 3650 (fractions allowed); 0 keeps ended tasks forever",
-		Help:    "Days an ended task's output and result are kept; older ones are deleted (at most once an hour). 0 keeps them all.",
-		// A cloned repository must not be able to delete the output of
-		// every other project's tasks.
-		UserOnly: true,
-		parse:    numberIn(0, true, maxKeepDays),
+		Allowed:     "a number of days from 0 to 3650 (fractions allowed); 0 keeps ended tasks forever",
+		Help:        "Days an ended task's output and result are kept; older ones are deleted (at most once an hour). 0 keeps them all.",
+		UserOnly:    true,
+		userOnlyWhy: "decide how long the output of your other projects' tasks is kept",
+		parse:       numberIn(0, true, maxKeepDays),
 	},
 }
 

@@ -141,7 +141,7 @@ func userOnlyError(path string, spec *KeySpec) *Error {
 	return &Error{
 		Source: path, Key: spec.Key, Reason: "cannot be set in a project file",
 		Allowed: "the user file, an environment variable or a flag",
-		Hint:    "a project file comes with the repository, and must not choose where your API key and command output are sent",
+		Hint:    "a project file comes with the repository, and must not " + spec.userOnlyWhy,
 	}
 }
 

@@ -34,8 +34,14 @@ func TestKeepDaysReachesKeepEnded(t *testing.T) {
 // output of every other project's tasks.
 func TestKeepDaysIsRefusedInAProjectFile(t *testing.T) {
 	got := layers{project: "tasks:\n  keepDays: 0.01\n"}.load(t)
-	if got.err == nil || !strings.Contains(got.err.Error(), "tasks.keepDays: cannot be set in a project file") {
-		t.Fatalf("error = %v, want the project file refused", got.err)
+	if got.err == nil || !strings.Contains(got.err.Error(), "tasks.keepDays: cannot be set in a project file") ||
+		!strings.HasSuffix(got.err.Error(), "must not decide how long the output of your other projects' tasks is kept") {
+		t.Fatalf("error = %v, want the project file refused, saying why", got.err)
+	}
+	for _, k := range keySpecs {
+		if k.UserOnly && k.userOnlyWhy == "" {
+			t.Errorf("%s is user-only without saying why", k.Key)
+		}
 	}
 }
 
