@@ -8,10 +8,10 @@ import (
 	"os"
 )
 
-func (r *Registry) withLock(fn func() error) error {
-	return fmt.Errorf("lock %s: %w: the task registry needs flock (Linux or another Unix)", r.lockPath(), errors.ErrUnsupported)
-}
+func (r *Registry) withLock(fn func() error) error { return noFlock(r.lockPath()) }
 
-func tryLock(f *os.File) (bool, error) {
-	return false, fmt.Errorf("lock %s: %w: the task registry needs flock (Linux or another Unix)", f.Name(), errors.ErrUnsupported)
+func tryLock(f *os.File) (bool, error) { return false, noFlock(f.Name()) }
+
+func noFlock(path string) error {
+	return fmt.Errorf("lock %s: %w: the task registry needs flock (Linux or another Unix)", path, errors.ErrUnsupported)
 }
