@@ -1,8 +1,10 @@
 package bgtasks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -35,8 +37,13 @@ func createTemp(path string) (*os.File, error) {
 // commitTemp writes data to tmp, closes it and renames it over path; on
 // failure it removes tmp.
 func commitTemp(tmp *os.File, path string, data []byte) error {
+	return commitTempFrom(tmp, path, bytes.NewReader(data))
+}
+
+// commitTempFrom is commitTemp for content read from r.
+func commitTempFrom(tmp *os.File, path string, r io.Reader) error {
 	tmpName := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := io.Copy(tmp, r); err != nil {
 		_ = tmp.Close()
 		_ = os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)

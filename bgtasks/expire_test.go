@@ -64,12 +64,12 @@ func TestPruneExpiredRemovesOnlyExpiredTasksOnceAnInterval(t *testing.T) {
 	running := createRunning(t, r, Meta{Command: "serve"})
 	writeStamp(t, r, strconv.FormatInt(time.Now().Add(-2*time.Hour).Unix(), 10)+"\n")
 
-	removed, err := r.PruneExpired(week, time.Hour)
+	expired, err := r.PruneExpired(week, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(removed, ",") != old.ID {
-		t.Fatalf("removed %v, want only %s", removed, old.ID)
+	if strings.Join(expired.Tasks, ",") != old.ID {
+		t.Fatalf("removed %v, want only %s", expired.Tasks, old.ID)
 	}
 	if !exists(t, r, recent.ID) || !exists(t, r, running.ID) || exists(t, r, old.ID) {
 		t.Fatal("the wrong tasks are left")
@@ -80,8 +80,8 @@ func TestPruneExpiredRemovesOnlyExpiredTasksOnceAnInterval(t *testing.T) {
 
 	// Within the interval nothing is removed, even what has expired since.
 	older := createEnded(t, r, 30*day)
-	if removed, err := r.PruneExpired(week, time.Hour); err != nil || len(removed) != 0 {
-		t.Fatalf("second prune within the hour removed %v (%v)", removed, err)
+	if expired, err := r.PruneExpired(week, time.Hour); err != nil || len(expired.Tasks) != 0 {
+		t.Fatalf("second prune within the hour removed %v (%v)", expired.Tasks, err)
 	}
 	if !exists(t, r, older.ID) {
 		t.Fatal("a task was removed before the interval was over")
@@ -101,9 +101,9 @@ func TestPruneExpiredStartsTheClockOnFirstUse(t *testing.T) {
 		if stamp != "" {
 			writeStamp(t, r, stamp)
 		}
-		removed, err := r.PruneExpired(week, time.Hour)
-		if err != nil || len(removed) != 0 {
-			t.Fatalf("%s: removed %v (%v), want nothing", name, removed, err)
+		expired, err := r.PruneExpired(week, time.Hour)
+		if err != nil || len(expired.Tasks) != 0 {
+			t.Fatalf("%s: removed %v (%v), want nothing", name, expired.Tasks, err)
 		}
 		if !exists(t, r, old.ID) {
 			t.Fatalf("%s: the old task was removed", name)
@@ -118,8 +118,8 @@ func TestPruneExpiredKeepsEverythingWhenKeepIsZero(t *testing.T) {
 	r := openTemp(t)
 	old := createEnded(t, r, 1000*day)
 	writeStamp(t, r, "1\n")
-	if removed, err := r.PruneExpired(0, time.Hour); err != nil || len(removed) != 0 {
-		t.Fatalf("removed %v (%v) with keep 0", removed, err)
+	if expired, err := r.PruneExpired(0, time.Hour); err != nil || len(expired.Tasks) != 0 {
+		t.Fatalf("removed %v (%v) with keep 0", expired.Tasks, err)
 	}
 	if !exists(t, r, old.ID) {
 		t.Fatal("keep 0 removed a task")
@@ -140,8 +140,8 @@ func TestPruneExpiredLeavesTheRegistryToAPruneUnderWay(t *testing.T) {
 	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	if removed, err := r.PruneExpired(week, time.Hour); err != nil || len(removed) != 0 {
-		t.Fatalf("removed %v (%v) while another prune held the lock", removed, err)
+	if expired, err := r.PruneExpired(week, time.Hour); err != nil || len(expired.Tasks) != 0 {
+		t.Fatalf("removed %v (%v) while another prune held the lock", expired.Tasks, err)
 	}
 	if !exists(t, r, old.ID) {
 		t.Fatal("the task was removed under another pruner")

@@ -316,13 +316,17 @@ func (s *supervisor) run(env *environment) int {
 // pruneExpired removes the home's expired tasks, if that is due. It runs
 // once the task has ended and its caller has been told, so it delays nobody.
 func (s *supervisor) pruneExpired() {
-	removed, err := s.reg.PruneExpired(s.spec.KeepEnded, pruneEvery)
+	expired, err := s.reg.PruneExpired(s.spec.KeepEnded, pruneEvery)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: remove expired tasks:", err)
 	}
-	if len(removed) > 0 {
+	days := s.spec.KeepEnded.Hours() / 24
+	if len(expired.Tasks) > 0 {
 		fmt.Fprintf(os.Stderr, "hangdog supervisor: removed %d tasks that ended more than %g days ago (tasks.keepDays): %s\n",
-			len(removed), s.spec.KeepEnded.Hours()/24, strings.Join(removed, " "))
+			len(expired.Tasks), days, strings.Join(expired.Tasks, " "))
+	}
+	if expired.Events > 0 {
+		fmt.Fprintf(os.Stderr, "hangdog supervisor: dropped %d events older than %g days from the event log (tasks.keepDays)\n", expired.Events, days)
 	}
 }
 
