@@ -149,7 +149,7 @@ var keySpecs = []KeySpec{
 	{
 		Key: "tasks.keepDays", Kind: KindNumber, Default: 7.0,
 		Allowed:     "a number of days from 0 to 3650 (fractions allowed); 0 keeps ended tasks forever",
-		Help:        "Days an ended task's output and result are kept; older ones are deleted (at most once an hour). 0 keeps them all.",
+		Help:        "Days ended tasks (output and result) and events are kept; older ones are deleted, at most once an hour. 0 keeps everything.",
 		UserOnly:    true,
 		userOnlyWhy: "decide how long the output of your other projects' tasks is kept",
 		parse:       numberIn(0, true, maxKeepDays),
