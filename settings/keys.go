@@ -32,8 +32,8 @@ type KeySpec struct {
 	Help    string   // one line saying what the key does
 	Choices []string // the allowed values of a KindChoice key
 	// UserOnly keys are refused in a project file: a cloned repository must
-	// not be able to point the decision model (and the API key sent to it) at
-	// a server of its choosing.
+	// not choose, for instance, where the API key is sent or how long the
+	// user's other tasks are kept. userOnlyWhy says which.
 	UserOnly bool
 	// userOnlyWhy ends the sentence "a project file comes with the
 	// repository, and must not …".
