@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -58,7 +57,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 func (s *Server) startBackground(link *supervisor.Link, command string) toolResult {
 	ev, err := link.Next()
 	if err != nil {
-		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, filepath.Join(link.Dir, "supervisor.log"))
+		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, link.SupervisorLogPath())
 	}
 	if ev.Kind == supervisor.EventFailed {
 		return errorResult("could not start the command: %s", ev.Message)

@@ -7,9 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 
 	"github.com/hangdog/hangdog/bgtasks"
 )

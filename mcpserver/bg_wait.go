@@ -5,9 +5,10 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 
 	"github.com/hangdog/hangdog/bgtasks"
 )

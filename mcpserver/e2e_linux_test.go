@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +28,7 @@ var Executable = ""
 type Link struct {
 	TaskID string
 	Dir    string
+	reg    *bgtasks.Registry
 
 	conn    net.Conn
 	fr      frameReader
@@ -152,7 +152,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		reg.WriteResult(task.ID, res)
 		return nil, fmt.Errorf("hand task %s to its supervisor: %w", task.ID, err)
 	}
-	l := &Link{TaskID: task.ID, Dir: task.Dir, conn: p.conn}
+	l := &Link{TaskID: task.ID, Dir: task.Dir, reg: reg, conn: p.conn}
 	// Buffered, so a frame's header and payload cost one read, not two.
 	// Frames are small (output travels through the log), and a larger one
 	// is still read whole, in more reads.
@@ -303,7 +303,7 @@ func (l *Link) readFrame() (Event, bool, error) {
 // nextOutput hands out the next part of the log the supervisor announced.
 func (l *Link) nextOutput() (Event, error) {
 	if l.log == nil {
-		f, err := os.Open(filepath.Join(l.Dir, "output.log"))
+		f, err := os.Open(l.OutputPath())
 		if err != nil {
 			return Event{}, fmt.Errorf("read task %s's output: %w", l.TaskID, err)
 		}
@@ -340,6 +340,13 @@ func (l *Link) write(kind byte, p []byte) error {
 	defer l.writeMu.Unlock()
 	return writeFrame(l.conn, kind, p)
 }
+
+// OutputPath is the task's output log, which outlives any link.
+func (l *Link) OutputPath() string { return l.reg.OutputPath(l.TaskID) }
+
+// SupervisorLogPath is where the task's supervisor wrote what it printed:
+// the place to look when it failed.
+func (l *Link) SupervisorLogPath() string { return l.reg.SupervisorLogPath(l.TaskID) }
 
 // Input writes bytes to the task's terminal, as if typed.
 func (l *Link) Input(p []byte) error { return l.write(frameInput, p) }

@@ -46,7 +46,6 @@ const (
 
 // supervisor is the state of one supervisor process.
 type supervisor struct {
-	dir  string
 	reg  *bgtasks.Registry
 	spec Spec
 
@@ -110,7 +109,7 @@ func Main() int {
 		return 1
 	}
 	reg := bgtasks.Opened(h.Home)
-	return newSupervisor(reg, reg.TaskDir(h.Meta.ID), h, link).run(env)
+	return newSupervisor(reg, h, link).run(env)
 }
 
 // readHandover waits for the caller's first frame, the task to run. The
@@ -135,8 +134,8 @@ func readHandover(c io.Reader) (handover, error) {
 // logToTask sends this process's stdout and stderr (and so a crash's report)
 // to the task's supervisor.log. Failing that they stay on /dev/null: a log
 // is never a reason not to run the task.
-func logToTask(dir string) {
-	f, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+func logToTask(path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return
 	}
@@ -145,9 +144,9 @@ func logToTask(dir string) {
 	unix.Dup3(int(f.Fd()), 2, 0)
 }
 
-func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn) *supervisor {
+func newSupervisor(reg *bgtasks.Registry, h handover, link net.Conn) *supervisor {
 	return &supervisor{
-		dir: dir, reg: reg, spec: h.Spec, meta: h.Meta, link: link,
+		reg: reg, spec: h.Spec, meta: h.Meta, link: link,
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),
@@ -225,7 +224,7 @@ func (s *supervisor) run(env *environment) int {
 	// The log is created beside the command's own start, not before it: its
 	// first output waits in the PTY until the reader starts, and creating a
 	// file is not free (see bgtasks.ResultFile).
-	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	s.output, err = os.OpenFile(s.reg.OutputPath(s.meta.ID), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		// A task without its log would lose its output: stop it now.
 		unix.Kill(-s.pid, unix.SIGKILL)
@@ -238,7 +237,7 @@ func (s *supervisor) run(env *environment) int {
 	s.sendFrame(frameStarted, started)
 	// Only now: creating a file is not free, and a failure to start is
 	// recorded in the task's result anyway.
-	logToTask(s.dir)
+	logToTask(s.reg.SupervisorLogPath(s.meta.ID))
 	go s.reap(env)
 	go s.notifyOutput()
 	go s.readOutput()
@@ -414,7 +413,7 @@ func (s *supervisor) recordRunning() {
 
 // failStart records a task that never ran, so nobody waits on it forever.
 func (s *supervisor) failStart(err error) int {
-	logToTask(s.dir)
+	logToTask(s.reg.SupervisorLogPath(s.meta.ID))
 	msg := err.Error()
 	s.sendFrame(frameFailed, []byte(msg))
 	res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: " + msg}
@@ -744,7 +743,7 @@ func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 	}
 }
 
-func (s *supervisor) socketPath() string { return filepath.Join(s.dir, "sock") }
+func (s *supervisor) socketPath() string { return s.reg.SocketPath(s.meta.ID) }
 
 // lastLines is the end of the task's output as plain text, for an event or a
 // detach notice. It is read back from the log, once, rather than kept in

@@ -169,12 +169,11 @@ func (s *supervisor) openCheckLog(cfg watchdogconf.Watchdog) *os.File {
 	if !cfg.Debug && os.Getenv(DebugEnv) != "1" {
 		return nil
 	}
-	dir := filepath.Join(s.reg.Home(), "logs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(s.reg.LogsDir(), 0o700); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "watchdog.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(s.reg.CheckLogPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
 		return nil

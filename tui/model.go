@@ -348,7 +348,7 @@ func (m *Model) finished(msg finishedMsg) {
 	case msg.failure != "":
 		m.out.line(styleBad.Render("could not start: " + oneLine(msg.failure)))
 	case msg.lost != nil:
-		m.out.line(styleBad.Render(fmt.Sprintf("%s: %v; its output is kept in %s", f.id, msg.lost, filepath.Join(f.link.Dir, "output.log"))))
+		m.out.line(styleBad.Render(fmt.Sprintf("%s: %v; its output is kept in %s", f.id, msg.lost, f.link.OutputPath())))
 	case msg.result != nil:
 		r := msg.result
 		m.out.freshLine()

@@ -45,7 +45,7 @@ func (o *Options) fill() error {
 		o.HistoryFile = ""
 	}
 	if o.DebugLog == "" {
-		o.DebugLog = filepath.Join(o.Registry.Home(), "logs", "watchdog.log")
+		o.DebugLog = o.Registry.CheckLogPath()
 	}
 	if o.UserFile == "" {
 		o.UserFile = settings.UserFile()

@@ -49,7 +49,7 @@ once, printing the task id on stdout. Its completion is recorded as an event
 			defer link.Close()
 			ev, err := link.Next()
 			if err != nil {
-				return fmt.Errorf("task %s: %w; see %s/supervisor.log", link.TaskID, err, link.Dir)
+				return fmt.Errorf("task %s: %w; see %s", link.TaskID, err, link.SupervisorLogPath())
 			}
 			if ev.Kind == supervisor.EventFailed {
 				return fmt.Errorf("could not start the command: %s", ev.Message)

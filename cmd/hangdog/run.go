@@ -330,7 +330,7 @@ func lostRun(reg *bgtasks.Registry, link *supervisor.Link, report *runReport, fi
 		return exitCode(code)
 	}
 	report.Status = "lost"
-	report.Reason = fmt.Sprintf("%v; output kept in %s", cause, filepath.Join(link.Dir, "output.log"))
+	report.Reason = fmt.Sprintf("%v; output kept in %s", cause, link.OutputPath())
 	if err := finish(); err != nil {
 		return err
 	}

@@ -2,8 +2,9 @@ package watchdog
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 
 	"github.com/hangdog/hangdog/jev"
 )
