@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bashInput struct {
@@ -43,7 +43,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	spec.Interactive = false
 	spec.Mode = mode
 	spec.Rows, spec.Cols = agentRows, agentCols
-	link, err := supervisor.Start(s.reg, spec)
+	link, err := taskctl.Start(s.reg, spec)
 	if err != nil {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
@@ -54,12 +54,12 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	return s.runForeground(ctx, link, in)
 }
 
-func (s *Server) startBackground(link *supervisor.Link, command string) toolResult {
+func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {
 	ev, err := link.Next()
 	if err != nil {
 		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, link.SupervisorLogPath())
 	}
-	if ev.Kind == supervisor.EventFailed {
+	if ev.Kind == taskctl.EventFailed {
 		return errorResult("could not start the command: %s", ev.Message)
 	}
 	return toolResult{text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
@@ -70,7 +70,7 @@ func (s *Server) startBackground(link *supervisor.Link, command string) toolResu
 // runForeground streams the run until it ends or is detached. The command
 // belongs to this call: if the client cancels the call (or goes away), the
 // command is interrupted, as Ctrl-C would.
-func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in bashInput) toolResult {
+func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput) toolResult {
 	id := link.TaskID
 	started := time.Now()
 	s.mu.Lock()
@@ -105,17 +105,17 @@ func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in ba
 			return s.lostRun(link, out, err)
 		}
 		switch ev.Kind {
-		case supervisor.EventOutput:
+		case taskctl.EventOutput:
 			out.Write(ev.Output)
-		case supervisor.EventWarning:
+		case taskctl.EventWarning:
 			warnings = append(warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)
-		case supervisor.EventFailed:
+		case taskctl.EventFailed:
 			return errorResult("could not start the command: %s", ev.Message)
-		case supervisor.EventDetached:
+		case taskctl.EventDetached:
 			s.told.add(id, bgtasks.EventDetached, "")
 			return s.detachedResult(ev.Detach, in.Command, out, warnings)
-		case supervisor.EventEnded:
+		case taskctl.EventEnded:
 			return s.endedResult(id, ev.Result, time.Since(started), out, warnings)
 		}
 	}
@@ -130,14 +130,14 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 	defer cancel()
 	// It may have ended or been detached meanwhile; then the link says so
 	// and there is nothing to report.
-	if _, err := supervisor.DetachTask(ctx, t, reason); err != nil && ctx.Err() == nil {
+	if _, err := taskctl.DetachTask(ctx, t, reason); err != nil && ctx.Err() == nil {
 		if t, gerr := s.reg.Get(id); gerr == nil && !t.State().Ended() && t.Mode == bgtasks.Foreground {
 			s.logError(fmt.Errorf("detach %s at its timeout: %w", id, err))
 		}
 	}
 }
 
-func (s *Server) detachedResult(d *supervisor.Detach, command string, out *capture, warnings []string) toolResult {
+func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
 	var b strings.Builder
 	reason := strings.TrimRight(oneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
@@ -176,13 +176,13 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 
 // lostRun reports a run whose supervisor link broke: the record on disk
 // says how it ended if it did; otherwise the task is lost.
-func (s *Server) lostRun(link *supervisor.Link, out *capture, cause error) toolResult {
+func (s *Server) lostRun(link *taskctl.Link, out *capture, cause error) toolResult {
 	t, err := s.reg.Get(link.TaskID)
 	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
 		return s.endedResult(link.TaskID, t.Result, t.Duration(time.Now()), out, nil)
 	}
 	why := cause.Error()
-	if errors.Is(cause, supervisor.ErrSupervisorGone) {
+	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
 	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bgSendInput struct {
@@ -51,7 +51,7 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	if err := supervisor.SendInput(sendCtx, t, []byte(in.Text)); err != nil {
+	if err := taskctl.SendInput(sendCtx, t, []byte(in.Text)); err != nil {
 		return errorResult("could not type into task %s: %v", t.ID, err)
 	}
 	now, ended := s.settle(ctx, t.ID, before)
@@ -125,7 +125,7 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 	}
 	killCtx, cancel := context.WithTimeout(ctx, killGrace+30*time.Second)
 	defer cancel()
-	res, err := supervisor.KillTask(killCtx, t, syscall.SIGTERM, killGrace, killReason)
+	res, err := taskctl.KillTask(killCtx, t, syscall.SIGTERM, killGrace, killReason)
 	if err != nil {
 		// The supervisor may exit before its answer is sent, or the task
 		// may have ended on its own just now: the record says which.
@@ -174,7 +174,7 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	}
 	dctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	d, err := supervisor.DetachTask(dctx, t, reason)
+	d, err := taskctl.DetachTask(dctx, t, reason)
 	if err != nil {
 		return errorResult("could not detach task %s: %v", id, err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 )
 
@@ -18,7 +18,7 @@ import (
 // feed parses it into the scrollback, or, while a full-screen program owns
 // the terminal, writes it there raw. Both end when the link does.
 type foreground struct {
-	link     *supervisor.Link
+	link     *taskctl.Link
 	id       string
 	command  string
 	started  time.Time
@@ -64,14 +64,14 @@ type (
 	finishedMsg   struct {
 		fg      *foreground
 		result  *bgtasks.Result
-		detach  *supervisor.Detach
+		detach  *taskctl.Detach
 		failure string // the command could not start
 		lost    error  // the supervisor vanished
 	}
 )
 
-func startForeground(reg *bgtasks.Registry, spec supervisor.Spec, out *scrollback, mail *mailbox) (*foreground, error) {
-	link, err := supervisor.Start(reg, spec)
+func startForeground(reg *bgtasks.Registry, spec taskctl.Spec, out *scrollback, mail *mailbox) (*foreground, error) {
+	link, err := taskctl.Start(reg, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -92,14 +92,14 @@ func (f *foreground) pump() {
 			f.queue.pushEvent(queued{err: err})
 			return
 		}
-		if ev.Kind == supervisor.EventOutput {
+		if ev.Kind == taskctl.EventOutput {
 			f.queue.pushOutput(ev.Output)
 			continue
 		}
 		e := ev
 		f.queue.pushEvent(queued{ev: &e})
 		switch ev.Kind {
-		case supervisor.EventEnded, supervisor.EventDetached, supervisor.EventFailed:
+		case taskctl.EventEnded, taskctl.EventDetached, taskctl.EventFailed:
 			return
 		}
 	}
@@ -126,23 +126,23 @@ func (f *foreground) feed() {
 }
 
 // event handles one non-output event; it reports whether the link is done.
-func (f *foreground) event(ev *supervisor.Event) bool {
+func (f *foreground) event(ev *taskctl.Event) bool {
 	switch ev.Kind {
-	case supervisor.EventStarted:
+	case taskctl.EventStarted:
 		f.mail.post(startedMsg{fg: f, pid: ev.PID})
-	case supervisor.EventWarning:
+	case taskctl.EventWarning:
 		f.mail.post(warningMsg{fg: f, text: ev.Message})
-	case supervisor.EventVerdict:
+	case taskctl.EventVerdict:
 		if v := ev.Verdict; v != nil {
 			f.mail.post(VerdictMsg{TaskID: f.id, Status: v.Status, Confidence: v.Confidence, Streak: v.Streak, Need: v.Agree})
 		}
-	case supervisor.EventEnded:
+	case taskctl.EventEnded:
 		f.finish(finishedMsg{fg: f, result: ev.Result})
 		return true
-	case supervisor.EventDetached:
+	case taskctl.EventDetached:
 		f.finish(finishedMsg{fg: f, detach: ev.Detach})
 		return true
-	case supervisor.EventFailed:
+	case taskctl.EventFailed:
 		f.finish(finishedMsg{fg: f, failure: ev.Message})
 		return true
 	}

@@ -4,19 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/rawterm"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/rawterm"
+
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // ctrlB is what the Ctrl+B key sends; it detaches a full-screen program.
@@ -188,11 +189,11 @@ func detachTask(ctx context.Context, reg *bgtasks.Registry, id, reason string) e
 	}
 	// A command detached the moment it starts may not have its socket yet.
 	for {
-		_, err := supervisor.DetachTask(ctx, t, reason)
+		_, err := taskctl.DetachTask(ctx, t, reason)
 		if err == nil {
 			return nil
 		}
-		if !errors.Is(err, supervisor.ErrNotReachable) || ctx.Err() != nil {
+		if !errors.Is(err, taskctl.ErrNotReachable) || ctx.Err() != nil {
 			return fmt.Errorf("detach %s: %w", id, err)
 		}
 		select {

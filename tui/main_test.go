@@ -2,11 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"testing"
 
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/testbin"
+
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // TestMain builds hangdog and its supervisor once, so commands in these tests
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	supervisor.Executable = testbin.Supervisor(bin)
+	taskctl.Executable = testbin.Supervisor(bin)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

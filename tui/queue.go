@@ -3,7 +3,7 @@ package tui
 import (
 	"sync"
 
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // linkQueue sits between the goroutine that reads a task's link and the one
@@ -22,7 +22,7 @@ type linkQueue struct {
 // queued is a run of output or one other event.
 type queued struct {
 	out []byte
-	ev  *supervisor.Event
+	ev  *taskctl.Event
 	err error // the link failed: the supervisor is gone
 }
 

@@ -3,18 +3,19 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/keys"
 	"io"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/keys"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 )
 
@@ -327,7 +328,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 		defer cancel()
-		res, err := supervisor.KillTask(ctx, t, syscall.SIGTERM, 5*time.Second, "killed from the hangdog shell")
+		res, err := taskctl.KillTask(ctx, t, syscall.SIGTERM, 5*time.Second, "killed from the hangdog shell")
 		if err != nil {
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
 		}
@@ -350,7 +351,7 @@ func (m *Model) send(id, text string) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := supervisor.SendInput(ctx, t, data); err != nil {
+		if err := taskctl.SendInput(ctx, t, data); err != nil {
 			return noticeMsg{text: fmt.Sprintf("send to %s: %v", id, err), bad: true}
 		}
 		return noticeMsg{text: fmt.Sprintf("sent %d bytes to %s", len(data), id)}

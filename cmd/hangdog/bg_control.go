@@ -16,7 +16,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/keys"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() {
@@ -90,7 +90,7 @@ nothing of the task is left, and exits 0.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), grace+30*time.Second)
 			defer cancel()
-			res, err := supervisor.KillTask(ctx, t, sig, grace, "")
+			res, err := taskctl.KillTask(ctx, t, sig, grace, "")
 			if err != nil {
 				return err
 			}
@@ -158,7 +158,7 @@ Nothing is added: end with \n to press Enter.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			return supervisor.SendInput(ctx, t, data)
+			return taskctl.SendInput(ctx, t, data)
 		},
 	}
 	cmd.Flags().BoolVar(&literal, "literal", false, "send TEXT as is, without interpreting escapes")
@@ -198,9 +198,9 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			d, err := supervisor.DetachTask(ctx, t, reason)
+			d, err := taskctl.DetachTask(ctx, t, reason)
 			if err != nil {
-				if errors.Is(err, supervisor.ErrNotReachable) {
+				if errors.Is(err, taskctl.ErrNotReachable) {
 					return fmt.Errorf("%w; is task %s still running? `hangdog bg ls` shows it", err, t.ID)
 				}
 				return err

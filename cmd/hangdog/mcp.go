@@ -15,7 +15,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/mcpserver"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newMCPCmd) }
@@ -80,6 +80,6 @@ pass the same name to keep the cursor across restarts of the harness.`,
 
 // agentSpec resolves a bash call's command as `hangdog run` would resolve
 // the same shell string in that directory.
-func agentSpec(command, cwd string, mode bgtasks.Mode) (supervisor.Spec, error) {
+func agentSpec(command, cwd string, mode bgtasks.Mode) (taskctl.Spec, error) {
 	return buildSpec([]string{command}, taskFlags{cwd: cwd}, mode)
 }

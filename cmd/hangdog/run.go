@@ -22,7 +22,7 @@ import (
 	"github.com/hangdog/hangdog/internal/rawterm"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newRunCmd) }
@@ -94,17 +94,17 @@ belongs to its caller.`,
 
 // prestart returns the supervisor for this run: the one earlyrun started
 // while the CLI was still initialising, else a new one.
-func prestart() (*supervisor.Pending, error) {
+func prestart() (*taskctl.Pending, error) {
 	if p, ok := earlyrun.Take(); ok {
-		return supervisor.Adopt(p)
+		return taskctl.Adopt(p)
 	}
-	return supervisor.Prestart(nil)
+	return taskctl.Prestart(nil)
 }
 
 // buildSpec checks the command and its directory before anything is
 // registered, so bad input leaves no task behind.
-func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (supervisor.Spec, error) {
-	var spec supervisor.Spec
+func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, error) {
+	var spec taskctl.Spec
 	switch {
 	case len(args) == 0 || (len(args) == 1 && strings.TrimSpace(args[0]) == ""):
 		return spec, errors.New("nothing to run: give a command, e.g. `hangdog run -- make test` or `hangdog run 'make && make test'`")
@@ -203,7 +203,7 @@ type runReport struct {
 	Reason             string `json:"reason,omitempty"`
 }
 
-func runForeground(ctx context.Context, pending *supervisor.Pending, spec supervisor.Spec, f runFlags) error {
+func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
 	reg, err := openRegistry()
 	if err != nil {
 		pending.Cancel()
@@ -264,7 +264,7 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 	}
 	for {
 		ev, err := link.Next()
-		if errors.Is(err, supervisor.ErrOutputClosed) {
+		if errors.Is(err, taskctl.ErrOutputClosed) {
 			// Nobody reads our output any more: the caller is as good as
 			// gone, and a foreground run goes with its caller.
 			return exitCode(exitHangdogError)
@@ -273,11 +273,11 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 			return lostRun(reg, link, &report, finish, err)
 		}
 		switch ev.Kind {
-		case supervisor.EventWarning:
+		case taskctl.EventWarning:
 			fmt.Fprintln(os.Stderr, "hangdog:", ev.Message)
-		case supervisor.EventFailed:
+		case taskctl.EventFailed:
 			return fmt.Errorf("could not start the command: %s", ev.Message)
-		case supervisor.EventDetached:
+		case taskctl.EventDetached:
 			d := ev.Detach
 			report.Status = "detached"
 			report.Reason = d.Reason
@@ -287,7 +287,7 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 					d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
 			}
 			return finish()
-		case supervisor.EventEnded:
+		case taskctl.EventEnded:
 			r := ev.Result
 			code := r.ExitCode
 			report.Status = string(r.State)
@@ -314,12 +314,12 @@ func detachRun(reg *bgtasks.Registry, id string, after time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	supervisor.DetachTask(ctx, t, fmt.Sprintf("still running after --detach-after %s", after))
+	taskctl.DetachTask(ctx, t, fmt.Sprintf("still running after --detach-after %s", after))
 }
 
 // lostRun reports a run whose supervisor vanished: the record on disk says
 // what is known, and the output is still there.
-func lostRun(reg *bgtasks.Registry, link *supervisor.Link, report *runReport, finish func() error, cause error) error {
+func lostRun(reg *bgtasks.Registry, link *taskctl.Link, report *runReport, finish func() error, cause error) error {
 	t, err := reg.Get(link.TaskID)
 	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
 		code := t.Result.ExitCode
@@ -341,7 +341,7 @@ func lostRun(reg *bgtasks.Registry, link *supervisor.Link, report *runReport, fi
 // passTerminal puts the caller's terminal in raw input mode (output
 // processing stays on, so the command's bare \n still starts a new line),
 // forwards keystrokes and window size, and returns the restore function.
-func passTerminal(link *supervisor.Link) (func(), error) {
+func passTerminal(link *taskctl.Link) (func(), error) {
 	restoreTTY, err := rawterm.MakeRaw(int(os.Stdin.Fd()))
 	if err != nil {
 		return nil, err

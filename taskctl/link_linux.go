@@ -1,10 +1,9 @@
 //go:build linux
 
-package supervisor
+package taskctl
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
@@ -31,7 +31,7 @@ type Link struct {
 	reg    *bgtasks.Registry
 
 	conn    net.Conn
-	fr      frameReader
+	fr      *proto.FrameReader
 	writeMu sync.Mutex
 
 	// Output is read from the task's log, not carried by the link: the
@@ -142,9 +142,9 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		p.Cancel()
 		return nil, err
 	}
-	h, err := encodeHandover(handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
+	h, err := proto.EncodeHandover(proto.Handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
 	if err == nil {
-		err = writeFrame(p.conn, frameHandover, h)
+		err = proto.WriteFrame(p.conn, proto.FrameHandover, h)
 	}
 	if err != nil {
 		p.Cancel()
@@ -156,7 +156,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 	// Buffered, so a frame's header and payload cost one read, not two.
 	// Frames are small (output travels through the log), and a larger one
 	// is still read whole, in more reads.
-	l.fr = frameReader{r: bufio.NewReaderSize(p.conn, 16<<10)}
+	l.fr = proto.NewFrameReader(bufio.NewReaderSize(p.conn, 16<<10))
 	return l, nil
 }
 
@@ -202,18 +202,13 @@ type Event struct {
 	Message string
 }
 
-// Verdict is the outcome of one watchdog check, as a status bar shows it:
-// "stuck 0.92 (1/2)", or "waiting for you" when a person is at the terminal.
-type Verdict struct {
-	Status     string  `json:"status"`
-	Confidence float64 `json:"confidence"`
-	Streak     int     `json:"streak"`
-	Agree      int     `json:"agree"` // checks in a row needed to act
-	Trigger    string  `json:"trigger,omitempty"`
-	Veto       string  `json:"veto,omitempty"`
-	Input      string  `json:"input,omitempty"` // what a process blocked on the terminal waits for
-	Due        bool    `json:"due"`
-}
+// The contract's types, under the names front ends use.
+type (
+	Spec    = proto.Spec
+	Detach  = proto.Detach
+	Verdict = proto.Verdict
+	Status  = proto.Status
+)
 
 // ErrSupervisorGone means the link closed without an end, detach or failure:
 // the supervisor died. The task's output is still on disk.
@@ -253,7 +248,7 @@ func (l *Link) Next() (Event, error) {
 // readFrame handles one frame: it returns an event to deliver now (done),
 // or records what the frame said and asks for more.
 func (l *Link) readFrame() (Event, bool, error) {
-	kind, p, err := l.fr.next()
+	kind, p, err := l.fr.Next()
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
 			return Event{}, true, ErrSupervisorGone
@@ -261,16 +256,16 @@ func (l *Link) readFrame() (Event, bool, error) {
 		return Event{}, true, err
 	}
 	switch kind {
-	case frameStarted:
-		var si startedInfo
+	case proto.FrameStarted:
+		var si proto.Started
 		json.Unmarshal(p, &si)
 		return Event{Kind: EventStarted, PID: si.PID}, true, nil
-	case frameOffset:
-		if len(p) == 8 {
-			l.avail = max(l.avail, int64(binary.BigEndian.Uint64(p)))
+	case proto.FrameOffset:
+		if n, ok := proto.DecodeOffset(p); ok {
+			l.avail = max(l.avail, n)
 		}
 		return Event{}, false, nil
-	case frameDetached:
+	case proto.FrameDetached:
 		var d Detach
 		if err := json.Unmarshal(p, &d); err != nil {
 			return Event{}, true, fmt.Errorf("decode detach notice: %w", err)
@@ -278,15 +273,15 @@ func (l *Link) readFrame() (Event, bool, error) {
 		l.avail = max(l.avail, d.OutputBytes)
 		l.pending = &Event{Kind: EventDetached, Detach: &d}
 		return Event{}, false, nil
-	case frameWarning:
+	case proto.FrameWarning:
 		return Event{Kind: EventWarning, Message: string(p)}, true, nil
-	case frameVerdict:
+	case proto.FrameVerdict:
 		var v Verdict
 		if err := json.Unmarshal(p, &v); err != nil {
 			return Event{}, true, fmt.Errorf("decode verdict: %w", err)
 		}
 		return Event{Kind: EventVerdict, Verdict: &v}, true, nil
-	case frameEnded:
+	case proto.FrameEnded:
 		var r bgtasks.Result
 		if err := json.Unmarshal(p, &r); err != nil {
 			return Event{}, true, fmt.Errorf("decode result: %w", err)
@@ -294,10 +289,10 @@ func (l *Link) readFrame() (Event, bool, error) {
 		l.avail = max(l.avail, r.OutputBytes)
 		l.pending = &Event{Kind: EventEnded, Result: &r}
 		return Event{}, false, nil
-	case frameFailed:
+	case proto.FrameFailed:
 		return Event{Kind: EventFailed, Message: string(p)}, true, nil
 	}
-	return Event{}, true, fmt.Errorf("unknown frame %q: %w", kind, errCorruptLink)
+	return Event{}, true, fmt.Errorf("unknown frame %q: %w", kind, proto.ErrCorruptLink)
 }
 
 // nextOutput hands out the next part of the log the supervisor announced.
@@ -335,10 +330,10 @@ func (l *Link) nextOutput() (Event, error) {
 	return Event{Kind: EventOutput, Output: l.outBuf[:n], Written: int64(n)}, nil
 }
 
-func (l *Link) write(kind byte, p []byte) error {
+func (l *Link) write(kind proto.Frame, p []byte) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	return writeFrame(l.conn, kind, p)
+	return proto.WriteFrame(l.conn, kind, p)
 }
 
 // OutputPath is the task's output log, which outlives any link.
@@ -349,15 +344,15 @@ func (l *Link) OutputPath() string { return l.reg.OutputPath(l.TaskID) }
 func (l *Link) SupervisorLogPath() string { return l.reg.SupervisorLogPath(l.TaskID) }
 
 // Input writes bytes to the task's terminal, as if typed.
-func (l *Link) Input(p []byte) error { return l.write(frameInput, p) }
+func (l *Link) Input(p []byte) error { return l.write(proto.FrameInput, p) }
 
 // Resize sets the task's terminal size.
 func (l *Link) Resize(rows, cols uint16) error {
-	return l.write(frameResize, []byte{byte(rows >> 8), byte(rows), byte(cols >> 8), byte(cols)})
+	return l.write(proto.FrameResize, proto.EncodeResize(rows, cols))
 }
 
 // Stop asks the supervisor to stop the whole task with sig, then SIGKILL.
-func (l *Link) Stop(sig syscall.Signal) error { return l.write(frameStop, []byte{byte(sig)}) }
+func (l *Link) Stop(sig syscall.Signal) error { return l.write(proto.FrameStop, []byte{byte(sig)}) }
 
 // Close lets go of the task. A foreground task whose caller closes its link
 // without a detach is killed; a background one goes on.
