@@ -36,13 +36,12 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	if in.RunInBackground {
 		mode = bgtasks.Background
 	}
-	spec, err := s.cfg.NewSpec(in.Command, in.Cwd, mode)
+	// Resolved as `hangdog run` resolves the same shell string in that
+	// directory; nobody is at an agent's terminal.
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
-	spec.Interactive = false
-	spec.Mode = mode
-	spec.Rows, spec.Cols = agentRows, agentCols
 	link, err := taskctl.Start(s.reg, spec)
 	if err != nil {
 		return errorResult("hangdog could not start the command: %v", err)
@@ -99,26 +98,33 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 
 	out := newCapture()
 	var warnings []string
-	for {
-		ev, err := link.Next()
-		if err != nil {
-			return s.lostRun(link, out, err)
-		}
+	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
 			out.Write(ev.Output)
 		case taskctl.EventWarning:
 			warnings = append(warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)
-		case taskctl.EventFailed:
-			return errorResult("could not start the command: %s", ev.Message)
-		case taskctl.EventDetached:
-			s.told.add(id, bgtasks.EventDetached, "")
-			return s.detachedResult(ev.Detach, in.Command, out, warnings)
-		case taskctl.EventEnded:
-			return s.endedResult(id, ev.Result, time.Since(started), out, warnings)
 		}
+		return nil
+	})
+	if err != nil {
+		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
 	}
+	switch o.Kind {
+	case taskctl.Failed:
+		return errorResult("could not start the command: %s", o.Message)
+	case taskctl.Detached:
+		s.told.add(id, bgtasks.EventDetached, "")
+		return s.detachedResult(o.Detach, in.Command, out, warnings)
+	case taskctl.Ended:
+		took := time.Since(started)
+		if o.FromRecord {
+			took = o.Task.Duration(time.Now())
+		}
+		return s.endedResult(id, o.Result, took, out, warnings)
+	}
+	return s.lostRun(id, out, o.Err)
 }
 
 func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
@@ -174,19 +180,14 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
 }
 
-// lostRun reports a run whose supervisor link broke: the record on disk
-// says how it ended if it did; otherwise the task is lost.
-func (s *Server) lostRun(link *taskctl.Link, out *capture, cause error) toolResult {
-	t, err := s.reg.Get(link.TaskID)
-	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
-		return s.endedResult(link.TaskID, t.Result, t.Duration(time.Now()), out, nil)
-	}
+// lostRun reports a run whose supervisor link broke with no end on record.
+func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
 	why := cause.Error()
 	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
 	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
-		link.TaskID, why, link.TaskID, shapeOutput(out.window(), s.limit, link.TaskID))
+		id, why, id, shapeOutput(out.window(), s.limit, id))
 }
 
 func writeWarnings(b *strings.Builder, warnings []string) {

@@ -4,6 +4,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -117,27 +118,20 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 	if bad != nil {
 		return *bad
 	}
-	if t.State().Ended() {
-		r := s.endedTaskResult(t)
-		r.text = fmt.Sprintf("Task %s had already ended; nothing to stop.\n%s", t.ID, r.text)
-		r.isError = false
-		return r
+	k, err := taskctl.Kill(ctx, s.reg, t.ID, taskctl.KillOptions{Signal: syscall.SIGTERM, Grace: killGrace, Reason: killReason})
+	var ended *taskctl.EndedError
+	switch {
+	case errors.As(err, &ended):
+		return s.alreadyEnded(ended.Task)
+	case errors.Is(err, taskctl.ErrLostGone):
+		return s.alreadyEnded(k.Task)
+	case err != nil:
+		return errorResult("could not stop task %s: %v", t.ID, err)
+	case k.Lost:
+		s.told.add(t.ID, bgtasks.EventLost, "")
+		return toolResult{text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it, process group %d.", t.ID, commandLabel(t.Command), k.PGID)}
 	}
-	killCtx, cancel := context.WithTimeout(ctx, killGrace+30*time.Second)
-	defer cancel()
-	res, err := taskctl.KillTask(killCtx, t, syscall.SIGTERM, killGrace, killReason)
-	if err != nil {
-		// The supervisor may exit before its answer is sent, or the task
-		// may have ended on its own just now: the record says which.
-		t2, bad := s.getTask(t.ID)
-		switch {
-		case bad != nil || !t2.State().Ended():
-			return errorResult("could not stop task %s: %v", t.ID, err)
-		case t2.Result.Reason != killReason:
-			return s.bgKill(ctx, in)
-		}
-		res = *t2.Result
-	}
+	res := k.Result
 	s.told.add(t.ID, bgtasks.EventKilled, "")
 	tail, _ := s.reg.TailLines(t.ID, 10, 64<<10)
 	var b strings.Builder
@@ -147,6 +141,15 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 		b.WriteString(tail)
 	}
 	return toolResult{text: b.String()}
+}
+
+// alreadyEnded answers a bg_kill of a task that had ended: not an error,
+// since what the agent wanted is so.
+func (s *Server) alreadyEnded(t *bgtasks.Task) toolResult {
+	r := s.endedTaskResult(t)
+	r.text = fmt.Sprintf("Task %s had already ended; nothing to stop.\n%s", t.ID, r.text)
+	r.isError = false
+	return r
 }
 
 // bgDetach detaches this session's newest running bash call: the agent can

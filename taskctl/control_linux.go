@@ -19,6 +19,15 @@ import (
 // ErrNotReachable means a task's supervisor did not answer on its socket.
 var ErrNotReachable = errors.New("supervisor not reachable")
 
+// RefusedError is a supervisor's refusal of a request; Kind says which
+// kind it is, when it says.
+type RefusedError struct {
+	Kind proto.ErrorKind
+	Msg  string
+}
+
+func (e *RefusedError) Error() string { return e.Msg }
+
 func call(ctx context.Context, t *bgtasks.Task, req proto.Request) (proto.Reply, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", t.SocketPath())
@@ -47,7 +56,7 @@ func call(ctx context.Context, t *bgtasks.Task, req proto.Request) (proto.Reply,
 		return proto.Reply{}, fmt.Errorf("task %s: malformed answer: %w", t.ID, err)
 	}
 	if !rep.OK {
-		return rep, errors.New(rep.Error)
+		return rep, &RefusedError{Kind: rep.ErrorKind, Msg: rep.Error}
 	}
 	return rep, nil
 }

@@ -86,23 +86,19 @@ func startForeground(reg *bgtasks.Registry, spec taskctl.Spec, out *scrollback, 
 
 // pump reads the link until it is finished.
 func (f *foreground) pump() {
-	for {
-		ev, err := f.link.Next()
-		if err != nil {
-			f.queue.pushEvent(queued{err: err})
-			return
-		}
+	out, err := f.link.Follow(func(ev taskctl.Event) error {
 		if ev.Kind == taskctl.EventOutput {
 			f.queue.pushOutput(ev.Output)
-			continue
+			return nil
 		}
 		e := ev
 		f.queue.pushEvent(queued{ev: &e})
-		switch ev.Kind {
-		case taskctl.EventEnded, taskctl.EventDetached, taskctl.EventFailed:
-			return
-		}
+		return nil
+	})
+	if err != nil {
+		out = taskctl.Outcome{Kind: taskctl.Lost, TaskID: f.id, Err: err}
 	}
+	f.queue.pushEvent(queued{outcome: &out})
 }
 
 // feed moves queued output to its sink and events to the model, in order.
@@ -113,20 +109,34 @@ func (f *foreground) feed() {
 			switch {
 			case it.out != nil:
 				f.deliver(it.out)
-			case it.err != nil:
-				f.finish(finishedMsg{fg: f, lost: it.err})
+			case it.outcome != nil:
+				f.finish(f.finished(it.outcome))
 				return
 			default:
-				if f.event(it.ev) {
-					return
-				}
+				f.event(it.ev)
 			}
 		}
 	}
 }
 
-// event handles one non-output event; it reports whether the link is done.
-func (f *foreground) event(ev *taskctl.Event) bool {
+// finished is the model's message for how the run came back.
+func (f *foreground) finished(o *taskctl.Outcome) finishedMsg {
+	msg := finishedMsg{fg: f}
+	switch o.Kind {
+	case taskctl.Ended:
+		msg.result = o.Result
+	case taskctl.Detached:
+		msg.detach = o.Detach
+	case taskctl.Failed:
+		msg.failure = o.Message
+	default:
+		msg.lost = o.Err
+	}
+	return msg
+}
+
+// event handles one event before the run's outcome.
+func (f *foreground) event(ev *taskctl.Event) {
 	switch ev.Kind {
 	case taskctl.EventStarted:
 		f.mail.post(startedMsg{fg: f, pid: ev.PID})
@@ -136,17 +146,7 @@ func (f *foreground) event(ev *taskctl.Event) bool {
 		if v := ev.Verdict; v != nil {
 			f.mail.post(VerdictMsg{TaskID: f.id, Status: v.Status, Confidence: v.Confidence, Streak: v.Streak, Need: v.Agree})
 		}
-	case taskctl.EventEnded:
-		f.finish(finishedMsg{fg: f, result: ev.Result})
-		return true
-	case taskctl.EventDetached:
-		f.finish(finishedMsg{fg: f, detach: ev.Detach})
-		return true
-	case taskctl.EventFailed:
-		f.finish(finishedMsg{fg: f, failure: ev.Message})
-		return true
 	}
-	return false
 }
 
 // finish releases a full-screen hand-over first: the terminal must come back

@@ -10,6 +10,9 @@ import (
 	"github.com/hangdog/hangdog/taskctl"
 )
 
+// hangdogBin is the whole CLI, for tests that compare the shell with it.
+var hangdogBin string
+
 // TestMain builds hangdog and its supervisor once, so commands in these tests
 // run under the supervisor users get.
 func TestMain(m *testing.M) {
@@ -24,6 +27,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
+	hangdogBin = bin
 	taskctl.Executable = testbin.Supervisor(bin)
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
@@ -547,15 +548,17 @@ func (m *Model) changeDir(arg string) {
 func (m *Model) start(command string) tea.Cmd {
 	m.notice = ""
 	m.out.line(styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ") + styleCommand.Render(oneLine(command)))
-	spec, err := m.opts.Prepare(command, m.cwd)
+	// The settings in force for the directory right now, so an edit in the
+	// settings screen applies to the next command.
+	spec, err := taskctl.Resolve(taskctl.Request{
+		Command: command, Cwd: m.cwd, Mode: bgtasks.Foreground, UserFile: m.opts.UserFile,
+		Interactive: true, Rows: uint16(m.height), Cols: uint16(m.width),
+	})
 	if err != nil {
 		m.settingsErr = err.Error()
 		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))
 		return nil
 	}
-	spec.Interactive = true
-	spec.Cwd = m.cwd
-	spec.Rows, spec.Cols = uint16(m.height), uint16(m.width)
 	f, err := startForeground(m.reg, spec, m.out, m.mail)
 	if err != nil {
 		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))

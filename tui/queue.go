@@ -23,7 +23,8 @@ type linkQueue struct {
 type queued struct {
 	out []byte
 	ev  *taskctl.Event
-	err error // the link failed: the supervisor is gone
+	// outcome is the run's end, the last item: how it came back.
+	outcome *taskctl.Outcome
 }
 
 // maxQueued bounds what waits for the parser; the reader then waits, which

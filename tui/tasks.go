@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -319,20 +320,19 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) kill(id string) tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
-		t, err := reg.Get(id)
-		if err != nil {
-			return noticeMsg{text: err.Error(), bad: true}
-		}
-		if t.State().Ended() {
-			return noticeMsg{text: id + " has already ended (" + string(t.State()) + ")", bad: true}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		defer cancel()
-		res, err := taskctl.KillTask(ctx, t, syscall.SIGTERM, 5*time.Second, "killed from the hangdog shell")
-		if err != nil {
+		k, err := taskctl.Kill(context.Background(), reg, id, taskctl.KillOptions{Signal: syscall.SIGTERM, Grace: 5 * time.Second, Reason: "killed from the hangdog shell"})
+		var ended *taskctl.EndedError
+		switch {
+		case errors.As(err, &ended):
+			return noticeMsg{text: id + " has already ended (" + string(ended.Task.State()) + ")", bad: true}
+		case errors.Is(err, taskctl.ErrLostGone):
+			return noticeMsg{text: id + " has already ended (" + string(bgtasks.Lost) + ")", bad: true}
+		case err != nil:
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
+		case k.Lost:
+			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID)}
 		}
-		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)}
+		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)}
 	}
 }
 

@@ -81,40 +81,32 @@ nothing of the task is left, and exits 0.`,
 			if err != nil {
 				return err
 			}
-			t, err := openRunningTask(args[0])
-			if err != nil {
-				if t != nil && t.State() == bgtasks.Lost {
-					return killLost(t, err)
-				}
-				return err
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), grace+30*time.Second)
-			defer cancel()
-			res, err := taskctl.KillTask(ctx, t, sig, grace, "")
+			reg, err := openRegistry()
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s %s after %s (exit %d)\n", t.ID, describeEnd(&res), roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)
+			k, err := taskctl.Kill(cmd.Context(), reg, args[0], taskctl.KillOptions{Signal: sig, Grace: grace, Reason: "killed with `hangdog bg kill`"})
+			var ended *taskctl.EndedError
+			switch {
+			case errors.As(err, &ended):
+				_, err := runningTask(reg, ended.Task.ID) // says how it ended, in the CLI's words
+				return err
+			case errors.Is(err, taskctl.ErrLostGone):
+				_, err := runningTask(reg, args[0])
+				return err
+			case err != nil:
+				return err
+			case k.Lost:
+				fmt.Printf("%s was lost; killed its remaining process group %d\n", k.Task.ID, k.PGID)
+				return nil
+			}
+			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, describeEnd(&k.Result), roundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&sigName, "signal", "TERM", "first signal to send: a name (TERM, INT, HUP, KILL) or a number")
 	cmd.Flags().DurationVar(&grace, "grace", 5*time.Second, "how long to wait after the first signal before SIGKILL")
 	return cmd
-}
-
-// killLost stops what is left of a task whose supervisor died, if its
-// process group leader is provably the same process (pid and start time).
-func killLost(t *bgtasks.Task, why error) error {
-	if t.PID > 0 && t.StartTicks > 0 {
-		if ticks, err := bgtasks.ProcStartTicks(t.PID); err == nil && ticks == t.StartTicks {
-			if err := syscall.Kill(-t.PGID, syscall.SIGKILL); err == nil {
-				fmt.Printf("%s was lost; killed its remaining process group %d\n", t.ID, t.PGID)
-				return nil
-			}
-		}
-	}
-	return why
 }
 
 func parseSignal(s string) (syscall.Signal, error) {
