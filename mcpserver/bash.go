@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 
 func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
 	var b strings.Builder
-	reason := strings.TrimRight(oneLine(d.Reason), ".")
+	reason := strings.TrimRight(termtext.OneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
 		d.TaskID, commandLabel(command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
 	writeWarnings(&b, warnings)
@@ -171,7 +172,7 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 	case bgtasks.Lost:
 		isError = true
 		s.told.add(id, bgtasks.EventLost, "")
-		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, formatDuration(took), oneLine(r.Reason))
+		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, formatDuration(took), termtext.OneLine(r.Reason))
 	default:
 		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(describeResult(r)), formatDuration(took), id)
 	}
@@ -192,7 +193,7 @@ func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
 
 func writeWarnings(b *strings.Builder, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(b, "hangdog warning: %s\n", oneLine(w))
+		fmt.Fprintf(b, "hangdog warning: %s\n", termtext.OneLine(w))
 	}
 }
 

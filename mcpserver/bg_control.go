@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -171,7 +172,7 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	if bad != nil {
 		return *bad
 	}
-	reason := oneLine(in.Reason)
+	reason := termtext.OneLine(in.Reason)
 	if reason == "" {
 		reason = "detached by the agent with bg_detach"
 	}

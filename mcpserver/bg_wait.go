@@ -84,7 +84,7 @@ func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
 		fmt.Fprintf(&b, "%s\nTask %s (%s) was killed after %s (exit %d). Output:\n", killedLine(r.Reason), t.ID, commandLabel(t.Command), formatDuration(took), r.ExitCode)
 	case bgtasks.Lost:
 		isError = true
-		fmt.Fprintf(&b, "⚠ Task %s (%s) was lost: %s. Output:\n", t.ID, commandLabel(t.Command), oneLine(r.Reason))
+		fmt.Fprintf(&b, "⚠ Task %s (%s) was lost: %s. Output:\n", t.ID, commandLabel(t.Command), termtext.OneLine(r.Reason))
 	default:
 		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), describeResult(r), formatDuration(took))
 	}

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
@@ -96,7 +97,7 @@ func New(opts Options) (*Model, error) {
 	hist, err := loadHistory(opts.HistoryFile)
 	m.hist = hist
 	if err != nil {
-		m.notice = styleBad.Render(oneLine(err.Error()))
+		m.notice = styleBad.Render(termtext.OneLine(err.Error()))
 	}
 	m.input = textinput.New()
 	m.input.Cursor.SetMode(cursor.CursorStatic)
@@ -293,7 +294,7 @@ func (m *Model) handleMail(msg tea.Msg) tea.Cmd {
 		if msg.fg == m.fg {
 			m.verdict = VerdictMsg{Status: "warning"}
 		}
-		m.out.line(styleWarn.Render("hangdog: " + oneLine(msg.text)))
+		m.out.line(styleWarn.Render("hangdog: " + termtext.OneLine(msg.text)))
 	case fullscreenMsg:
 		x := &fullscreen{fg: msg.fg, reg: m.reg}
 		return tea.Exec(x, func(err error) tea.Msg { return fullscreenDoneMsg{x: x, err: err} })
@@ -343,11 +344,11 @@ func (m *Model) finished(msg finishedMsg) {
 		d := msg.detach
 		delete(m.own, f.id)
 		m.out.line(styleWarn.Render(fmt.Sprintf("⇥ %s moved to the background after %s: %s", d.TaskID,
-			roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), oneLine(d.Reason))) +
+			roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
 			styleMuted.Render(fmt.Sprintf("  (/logs %s · /send %s TEXT · /kill %s)", d.TaskID, d.TaskID, d.TaskID)))
 		m.setNotice(d.TaskID+" keeps running in the background", false)
 	case msg.failure != "":
-		m.out.line(styleBad.Render("could not start: " + oneLine(msg.failure)))
+		m.out.line(styleBad.Render("could not start: " + termtext.OneLine(msg.failure)))
 	case msg.lost != nil:
 		m.out.line(styleBad.Render(fmt.Sprintf("%s: %v; its output is kept in %s", f.id, msg.lost, f.link.OutputPath())))
 	case msg.result != nil:
@@ -355,7 +356,7 @@ func (m *Model) finished(msg finishedMsg) {
 		m.out.freshLine()
 		switch {
 		case r.State == bgtasks.Killed:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, oneLine(r.Reason))))
+			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, termtext.OneLine(r.Reason))))
 		case r.Signal != "":
 			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s", r.Signal, elapsed)))
 		case r.ExitCode != 0:
@@ -388,12 +389,12 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 	if e.Signal != "" {
 		how = e.Kind + " by " + e.Signal
 	}
-	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, roundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(oneLine(e.Command), 60))
+	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, roundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
 	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
 }
 
 func (m *Model) setNotice(text string, bad bool) {
-	text = oneLine(text)
+	text = termtext.OneLine(text)
 	if bad {
 		m.notice = styleBad.Render(text)
 	} else {
@@ -547,7 +548,7 @@ func (m *Model) changeDir(arg string) {
 // start runs a command as a supervised, interactive foreground task.
 func (m *Model) start(command string) tea.Cmd {
 	m.notice = ""
-	m.out.line(styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ") + styleCommand.Render(oneLine(command)))
+	m.out.line(styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ") + styleCommand.Render(termtext.OneLine(command)))
 	// The settings in force for the directory right now, so an edit in the
 	// settings screen applies to the next command.
 	spec, err := taskctl.Resolve(taskctl.Request{
@@ -556,12 +557,12 @@ func (m *Model) start(command string) tea.Cmd {
 	})
 	if err != nil {
 		m.settingsErr = err.Error()
-		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))
+		m.out.line(styleBad.Render("not started: " + termtext.OneLine(err.Error())))
 		return nil
 	}
 	f, err := startForeground(m.reg, spec, m.out, m.mail)
 	if err != nil {
-		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))
+		m.out.line(styleBad.Render("not started: " + termtext.OneLine(err.Error())))
 		return nil
 	}
 	m.settingsErr = ""

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/internal/keys"
+	"github.com/hangdog/hangdog/internal/termtext"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -83,7 +84,7 @@ func (v *tasksView) view(width, height int, bar string) string {
 		if t.Result != nil && t.Result.State == bgtasks.Exited {
 			state = fmt.Sprintf("exit %d", t.Result.ExitCode)
 		}
-		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), oneLine(t.Command))
+		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), termtext.OneLine(t.Command))
 		line = clip(line, max(width-2, 10))
 		if i == v.sel {
 			b.WriteString(styleSelected.Render("▶ "+line) + "\n")
@@ -100,11 +101,11 @@ func (v *tasksView) view(width, height int, bar string) string {
 	}
 	switch {
 	case v.err != "":
-		b.WriteString(styleBad.Render(clip(oneLine(v.err), width)))
+		b.WriteString(styleBad.Render(clip(termtext.OneLine(v.err), width)))
 	case v.confirm != "":
 		b.WriteString(styleWarn.Render("kill " + v.confirm + " and everything it started? y/n"))
 	default:
-		b.WriteString(styleMuted.Render(clip(oneLine(v.status), width)))
+		b.WriteString(styleMuted.Render(clip(termtext.OneLine(v.status), width)))
 	}
 	return b.String() + "\n" + bar
 }
@@ -185,7 +186,7 @@ func (m *Model) openLog(id string, back viewKind) tea.Cmd {
 		m.setNotice(err.Error(), true)
 		return nil
 	}
-	m.logv = logView{title: id + " · " + oneLine(t.Command), taskID: id, path: t.OutputPath(), scr: screen.New(screen.DefaultLines),
+	m.logv = logView{title: id + " · " + termtext.OneLine(t.Command), taskID: id, path: t.OutputPath(), scr: screen.New(screen.DefaultLines),
 		offset: -1, back: back, gen: m.logv.gen + 1}
 	m.view = viewLog
 	return m.logv.read(m.reg)
@@ -273,7 +274,7 @@ func (v *logView) view(width, height int, bar string) string {
 	v.scroll = scroll
 	foot := ""
 	if v.err != "" {
-		foot = styleBad.Render(clip(oneLine(v.err), width))
+		foot = styleBad.Render(clip(termtext.OneLine(v.err), width))
 	}
 	return head + "\n" + strings.Join(rows, "\n") + "\n" + foot + "\n" + bar
 }

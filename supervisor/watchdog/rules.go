@@ -322,4 +322,4 @@ func appendNote(ev []string, note string) []string {
 
 // brief makes a model's evidence fit in a one-line reason. A remote model's
 // words may echo command output, so they are redacted like output.
-func brief(s string) string { return termtext.Clip(jev.Redact(oneLine(s)), 200) }
+func brief(s string) string { return termtext.Clip(jev.Redact(termtext.OneLine(s)), 200) }
