@@ -87,7 +87,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	if wait, capped := s.capWait(time.Duration(in.TimeoutSeconds * float64(time.Second))); wait > 0 {
 		reason := fmt.Sprintf("timeout_seconds=%g passed and it is still running", in.TimeoutSeconds)
 		if capped {
-			reason = fmt.Sprintf("still running after %s, the longest this server lets a call block (hangdog mcp --max-wait)", formatDuration(wait))
+			reason = fmt.Sprintf("still running after %s, the longest this server lets a call block (hangdog mcp --max-wait)", taskctl.Spoken.Format(wait))
 		}
 		detachCtx, cancel := context.WithCancel(context.Background())
 		timer := time.AfterFunc(wait, func() { s.detachByTimeout(detachCtx, id, reason) })
@@ -148,7 +148,7 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	var b strings.Builder
 	reason := strings.TrimRight(termtext.OneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
-		d.TaskID, commandLabel(command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
+		d.TaskID, commandLabel(command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
 	writeWarnings(&b, warnings)
 	b.WriteString("Output so far:\n")
 	w := out.window()
@@ -168,13 +168,13 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 		isError = true
 		s.told.add(id, bgtasks.EventKilled, "")
 		fmt.Fprintf(&b, "%s\n", killedLine(r.Reason))
-		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, formatDuration(took), r.ExitCode)
+		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, taskctl.Spoken.Format(took), r.ExitCode)
 	case bgtasks.Lost:
 		isError = true
 		s.told.add(id, bgtasks.EventLost, "")
-		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, formatDuration(took), termtext.OneLine(r.Reason))
+		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, taskctl.Spoken.Format(took), termtext.OneLine(r.Reason))
 	default:
-		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(describeResult(r)), formatDuration(took), id)
+		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)
 	}
 	writeWarnings(&b, warnings)
 	writeOutput(&b, shapeOutput(out.window(), s.limit, id))

@@ -70,7 +70,7 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	}
 	if ended != nil {
 		s.told.add(t.ID, endKind(ended.Result.State), "")
-		fmt.Fprintf(&b, "The task has ended: %s.", describeResult(ended.Result))
+		fmt.Fprintf(&b, "The task has ended: %s.", taskctl.DescribeEnd(ended.Result, agentWords{}))
 	} else {
 		fmt.Fprintf(&b, "It is still running; bg_wait {\"id\": %q} waits for it to end.", t.ID)
 	}
@@ -136,7 +136,7 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 	s.told.add(t.ID, bgtasks.EventKilled, "")
 	tail, _ := s.reg.TailLines(t.ID, 10, 64<<10)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), formatDuration(res.Ended.Sub(t.Started)), res.ExitCode)
+	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), taskctl.Spoken.Format(res.Ended.Sub(t.Started)), res.ExitCode)
 	if strings.TrimSpace(tail) != "" {
 		b.WriteString(" Last lines:\n")
 		b.WriteString(tail)
@@ -184,5 +184,5 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	}
 	s.told.add(id, bgtasks.EventDetached, "")
 	return toolResult{text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",
-		d.TaskID, commandLabel(t.Command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
+		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
 }

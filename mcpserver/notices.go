@@ -8,6 +8,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // noticeTailLines and noticeLineWidth bound the output quoted in one
@@ -69,7 +70,7 @@ func noticeBlock(evs []bgtasks.Event) string {
 // of the task's output where they help.
 func noticeLine(e bgtasks.Event) string {
 	cmd := commandLabel(e.Command)
-	took := formatDuration(time.Duration(e.DurationMS) * time.Millisecond)
+	took := taskctl.Spoken.Format(time.Duration(e.DurationMS) * time.Millisecond)
 	reason := termtext.OneLine(e.Reason)
 	var s string
 	switch e.Kind {

@@ -338,13 +338,13 @@ func (m *Model) fullscreenDone(msg fullscreenDoneMsg) tea.Cmd {
 // finished reports how the foreground command ended and gives the prompt back.
 func (m *Model) finished(msg finishedMsg) {
 	f := msg.fg
-	elapsed := roundDuration(time.Since(f.started))
+	elapsed := taskctl.RoundDuration(time.Since(f.started))
 	switch {
 	case msg.detach != nil:
 		d := msg.detach
 		delete(m.own, f.id)
 		m.out.line(styleWarn.Render(fmt.Sprintf("⇥ %s moved to the background after %s: %s", d.TaskID,
-			roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
+			taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
 			styleMuted.Render(fmt.Sprintf("  (/logs %s · /send %s TEXT · /kill %s)", d.TaskID, d.TaskID, d.TaskID)))
 		m.setNotice(d.TaskID+" keeps running in the background", false)
 	case msg.failure != "":
@@ -389,7 +389,7 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 	if e.Signal != "" {
 		how = e.Kind + " by " + e.Signal
 	}
-	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, roundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
+	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, taskctl.RoundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
 	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
 }
 
@@ -413,13 +413,6 @@ func keyName(k tea.KeyMsg) string {
 		return ""
 	}
 	return k.String()
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d > 10*time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // shellKey handles a key on the shell's own screen.

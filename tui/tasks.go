@@ -333,7 +333,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		case k.Lost:
 			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID)}
 		}
-		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)}
+		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)}
 	}
 }
 

@@ -44,24 +44,24 @@ func runningTask(reg *bgtasks.Registry, id string) (*bgtasks.Task, error) {
 	case st == bgtasks.Lost:
 		return t, fmt.Errorf("task %s was lost (its supervisor died); its output is kept: `hangdog bg logs %s`", id, id)
 	case st.Ended():
-		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, describeEnd(t.Result), id)
+		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, taskctl.DescribeEnd(t.Result, cliWords{}), id)
 	}
 	return t, nil
 }
 
-func describeEnd(r *bgtasks.Result) string {
-	if r == nil {
-		return "running"
+// cliWords are how the CLI says a task ended: "exited 1", "killed by
+// SIGTERM", "exited by SIGSEGV", "lost".
+type cliWords struct{}
+
+func (cliWords) Lost() string { return "lost" }
+func (w cliWords) Killed(r *bgtasks.Result) string {
+	if r.Signal != "" {
+		return w.Signaled(r)
 	}
-	switch {
-	case r.State == bgtasks.Lost:
-		return "lost"
-	case r.Signal != "":
-		return fmt.Sprintf("%s by %s", r.State, r.Signal)
-	default:
-		return fmt.Sprintf("%s %d", r.State, r.ExitCode)
-	}
+	return w.Exited(r)
 }
+func (cliWords) Signaled(r *bgtasks.Result) string { return fmt.Sprintf("%s by %s", r.State, r.Signal) }
+func (cliWords) Exited(r *bgtasks.Result) string   { return fmt.Sprintf("%s %d", r.State, r.ExitCode) }
 
 func newBgKillCmd() *cobra.Command {
 	var sigName string
@@ -100,7 +100,7 @@ nothing of the task is left, and exits 0.`,
 				fmt.Printf("%s was lost; killed its remaining process group %d\n", k.Task.ID, k.PGID)
 				return nil
 			}
-			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, describeEnd(&k.Result), roundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
+			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, taskctl.DescribeEnd(&k.Result, cliWords{}), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
 			return nil
 		},
 	}
@@ -200,7 +200,7 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 			if asJSON {
 				return json.NewEncoder(os.Stdout).Encode(map[string]any{"status": "detached", "task_id": d.TaskID, "reason": d.Reason, "elapsed_ms": d.ElapsedMS})
 			}
-			fmt.Printf("%s detached after %s: %s\n", d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason)
+			fmt.Printf("%s detached after %s: %s\n", d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason)
 			return nil
 		},
 	}

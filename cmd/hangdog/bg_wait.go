@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerBgCommand(newBgWaitCmd) }
@@ -98,7 +99,7 @@ func exitForEnd(stderr io.Writer, t *bgtasks.Task) error {
 		if res.Reason != "" {
 			how += " (" + singleLine(res.Reason) + ")"
 		}
-		fmt.Fprintf(stderr, "hangdog: %s after %s; exit %d\n", how, humanDuration(t.Duration(time.Now())), res.ExitCode)
+		fmt.Fprintf(stderr, "hangdog: %s after %s; exit %d\n", how, taskctl.Compact.Format(t.Duration(time.Now())), res.ExitCode)
 	}
 	if res.ExitCode == 0 {
 		return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newEventsCmd) }
@@ -155,7 +156,7 @@ func eventLine(e bgtasks.Event) string {
 		b.WriteString(" " + strconv.Itoa(*e.ExitCode))
 	}
 	if e.DurationMS > 0 {
-		b.WriteString(" after " + humanDuration(time.Duration(e.DurationMS)*time.Millisecond))
+		b.WriteString(" after " + taskctl.Compact.Format(time.Duration(e.DurationMS)*time.Millisecond))
 	}
 	if r := singleLine(e.Reason); r != "" {
 		b.WriteString(" (" + r + ")")

@@ -217,7 +217,7 @@ func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.S
 		if !f.json {
 			fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
 				"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
-				d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
+				d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
 		}
 		return finish()
 	case taskctl.Ended:
@@ -300,11 +300,4 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 		close(stop)
 		restoreTTY()
 	}, nil
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d > 10*time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(100 * time.Millisecond)
 }
