@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
-
-	"github.com/hangdog/hangdog/bgtasks"
 )
 
 type bgTasksInput struct {

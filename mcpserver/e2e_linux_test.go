@@ -18,11 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangdog/hangdog/internal/testbin"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // hangdogBin is the real binary, built once: the MCP server and every

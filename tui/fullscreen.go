@@ -10,13 +10,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hangdog/hangdog/internal/rawterm"
-
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/rawterm"
 	"github.com/hangdog/hangdog/taskctl"
 )
 

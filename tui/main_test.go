@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hangdog/hangdog/internal/testbin"
-
 	"github.com/hangdog/hangdog/taskctl"
 )
 

@@ -5,11 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hangdog/hangdog/internal/termtext"
-
-	"github.com/charmbracelet/lipgloss"
 )
 
 // VerdictMsg is the watchdog's latest verdict on the running command. The

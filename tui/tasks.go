@@ -10,13 +10,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hangdog/hangdog/internal/keys"
-	"github.com/hangdog/hangdog/internal/termtext"
-
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/keys"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 )

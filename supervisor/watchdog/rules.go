@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/internal/termtext"
-
 	"github.com/hangdog/hangdog/jev"
 )
 
