@@ -97,14 +97,13 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		}()
 	}
 
-	out := newCapture()
-	var warnings []string
+	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
-			out.Write(ev.Output)
+			p.out.Write(ev.Output)
 		case taskctl.EventWarning:
-			warnings = append(warnings, ev.Message)
+			p.warnings = append(p.warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)
 		}
 		return nil
@@ -112,20 +111,38 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	if err != nil {
 		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
 	}
-	switch o.Kind {
-	case taskctl.Failed:
-		return errorResult("could not start the command: %s", o.Message)
-	case taskctl.Detached:
-		s.told.add(id, bgtasks.EventDetached, "")
-		return s.detachedResult(o.Detach, in.Command, out, warnings)
-	case taskctl.Ended:
-		took := time.Since(started)
-		if o.FromRecord {
-			took = o.Task.Duration(time.Now())
-		}
-		return s.endedResult(id, o.Result, took, out, warnings)
+	return taskctl.Present[toolResult](o, p)
+}
+
+// bashPresenter says how a bash call's run came back, as its tool result:
+// the output it captured, the warnings it was given, and what to do next.
+type bashPresenter struct {
+	s        *Server
+	command  string
+	started  time.Time
+	out      *capture
+	warnings []string
+}
+
+func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
+	return errorResult("could not start the command: %s", o.Message)
+}
+
+func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
+	p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	return p.s.detachedResult(o.Detach, p.command, p.out, p.warnings)
+}
+
+func (p *bashPresenter) Ended(o taskctl.Outcome) toolResult {
+	took := time.Since(p.started)
+	if o.FromRecord {
+		took = o.Task.Duration(time.Now())
 	}
-	return s.lostRun(id, out, o.Err)
+	return p.s.endedResult(o.TaskID, o.Result, took, p.out, p.warnings)
+}
+
+func (p *bashPresenter) Lost(o taskctl.Outcome) toolResult {
+	return p.s.lostRun(o.TaskID, p.out, o.Err)
 }
 
 func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {

@@ -86,3 +86,27 @@ func (l *Link) lost(cause error) Outcome {
 	}
 	return o
 }
+
+// Presenter shows how a run came back, in one front end's words and in its
+// own terms: the CLI returns its exit status, the MCP server a tool result,
+// the shell a message for its model. Present picks which of its methods
+// applies; each front end only says it.
+type Presenter[T any] interface {
+	Ended(o Outcome) T    // o.Result; o.FromRecord when read from the record
+	Detached(o Outcome) T // o.Detach
+	Failed(o Outcome) T   // o.Message
+	Lost(o Outcome) T     // o.Err; o.Task when the record could be read
+}
+
+// Present shows o through p.
+func Present[T any](o Outcome, p Presenter[T]) T {
+	switch o.Kind {
+	case Ended:
+		return p.Ended(o)
+	case Detached:
+		return p.Detached(o)
+	case Failed:
+		return p.Failed(o)
+	}
+	return p.Lost(o)
+}

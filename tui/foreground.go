@@ -110,7 +110,7 @@ func (f *foreground) feed() {
 			case it.out != nil:
 				f.deliver(it.out)
 			case it.outcome != nil:
-				f.finish(f.finished(it.outcome))
+				f.finish(taskctl.Present[finishedMsg](*it.outcome, f))
 				return
 			default:
 				f.event(it.ev)
@@ -119,21 +119,18 @@ func (f *foreground) feed() {
 	}
 }
 
-// finished is the model's message for how the run came back.
-func (f *foreground) finished(o *taskctl.Outcome) finishedMsg {
-	msg := finishedMsg{fg: f}
-	switch o.Kind {
-	case taskctl.Ended:
-		msg.result = o.Result
-	case taskctl.Detached:
-		msg.detach = o.Detach
-	case taskctl.Failed:
-		msg.failure = o.Message
-	default:
-		msg.lost = o.Err
-	}
-	return msg
+// The foreground presents how its run came back as the model's message;
+// the model says it (Model.finished).
+func (f *foreground) Ended(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, result: o.Result}
 }
+func (f *foreground) Detached(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, detach: o.Detach}
+}
+func (f *foreground) Failed(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, failure: o.Message}
+}
+func (f *foreground) Lost(o taskctl.Outcome) finishedMsg { return finishedMsg{fg: f, lost: o.Err} }
 
 // event handles one event before the run's outcome.
 func (f *foreground) event(ev *taskctl.Event) {

@@ -173,26 +173,7 @@ func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.S
 	if !f.json {
 		link.CopyOutputTo(os.Stdout)
 	}
-	report := runReport{TaskID: link.TaskID}
-	finish := func() error {
-		report.DurationMS = time.Since(started).Milliseconds()
-		if !f.json {
-			return nil
-		}
-		tail, dropped, err := reg.TailOutput(link.TaskID, int64(max(f.tailBytes, 0)))
-		if err != nil {
-			return err
-		}
-		report.Output = termtext.Plain(tail)
-		report.OutputBytes = dropped + int64(len(tail))
-		report.OutputDroppedBytes = dropped
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(report); err != nil {
-			return fmt.Errorf("write JSON result: %w", err)
-		}
-		return nil
-	}
+	p := &runPresenter{reg: reg, link: link, f: f, started: started, report: runReport{TaskID: link.TaskID}}
 	out, err := link.Follow(func(ev taskctl.Event) error {
 		if ev.Kind == taskctl.EventWarning {
 			fmt.Fprintln(os.Stderr, "hangdog:", ev.Message)
@@ -207,42 +188,81 @@ func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.S
 	if err != nil {
 		return err
 	}
-	switch out.Kind {
-	case taskctl.Failed:
-		return fmt.Errorf("could not start the command: %s", out.Message)
-	case taskctl.Detached:
-		d := out.Detach
-		report.Status = "detached"
-		report.Reason = d.Reason
-		if !f.json {
-			fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
-				"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
-				d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
-		}
-		return finish()
-	case taskctl.Ended:
-		r := out.Result
-		code := r.ExitCode
-		report.Status = string(r.State)
-		report.ExitCode = &code
-		report.Signal = r.Signal
-		report.Reason = r.Reason
-		if err := finish(); err != nil {
-			return err
-		}
-		if r.State == bgtasks.Killed && !f.json && !out.FromRecord {
-			fmt.Fprintf(os.Stderr, "hangdog: %s was killed: %s\n", link.TaskID, r.Reason)
-		}
-		return exitCode(code)
+	return taskctl.Present[error](out, p)
+}
+
+// runPresenter says how a run came back: on stderr for a person, as one
+// JSON object with --json, and always as the exit status.
+type runPresenter struct {
+	reg     *bgtasks.Registry
+	link    *taskctl.Link
+	f       runFlags
+	started time.Time
+	report  runReport
+}
+
+// finish writes the --json report, with the output's tail.
+func (p *runPresenter) finish() error {
+	p.report.DurationMS = time.Since(p.started).Milliseconds()
+	if !p.f.json {
+		return nil
 	}
-	// Lost: the record on disk says what is known, and the output is
-	// still there.
-	report.Status = "lost"
-	report.Reason = fmt.Sprintf("%v; output kept in %s", out.Err, link.OutputPath())
-	if err := finish(); err != nil {
+	tail, dropped, err := p.reg.TailOutput(p.link.TaskID, int64(max(p.f.tailBytes, 0)))
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "hangdog: %s: %s\n", link.TaskID, report.Reason)
+	p.report.Output = termtext.Plain(tail)
+	p.report.OutputBytes = dropped + int64(len(tail))
+	p.report.OutputDroppedBytes = dropped
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p.report); err != nil {
+		return fmt.Errorf("write JSON result: %w", err)
+	}
+	return nil
+}
+
+func (p *runPresenter) Failed(o taskctl.Outcome) error {
+	return fmt.Errorf("could not start the command: %s", o.Message)
+}
+
+func (p *runPresenter) Detached(o taskctl.Outcome) error {
+	d := o.Detach
+	p.report.Status = "detached"
+	p.report.Reason = d.Reason
+	if !p.f.json {
+		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
+			"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
+			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
+	}
+	return p.finish()
+}
+
+func (p *runPresenter) Ended(o taskctl.Outcome) error {
+	r := o.Result
+	code := r.ExitCode
+	p.report.Status = string(r.State)
+	p.report.ExitCode = &code
+	p.report.Signal = r.Signal
+	p.report.Reason = r.Reason
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if r.State == bgtasks.Killed && !p.f.json && !o.FromRecord {
+		fmt.Fprintf(os.Stderr, "hangdog: %s was killed: %s\n", o.TaskID, r.Reason)
+	}
+	return exitCode(code)
+}
+
+// Lost: the record on disk says what is known, and the output is still
+// there.
+func (p *runPresenter) Lost(o taskctl.Outcome) error {
+	p.report.Status = "lost"
+	p.report.Reason = fmt.Sprintf("%v; output kept in %s", o.Err, p.link.OutputPath())
+	if err := p.finish(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "hangdog: %s: %s\n", o.TaskID, p.report.Reason)
 	return exitCode(exitHangdogError)
 }
 
