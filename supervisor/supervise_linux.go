@@ -210,6 +210,8 @@ func catchSignals(env *environment) {
 //   - serveControl: when run closes the listener (serving); the goroutine
 //     per request it starts is counted in s.inflight, which run waits for
 //     at most 2 s
+//   - trimImage: a timer's, stopped once the command exits (it rarely
+//     fires: most commands end within trimAfter)
 //
 // These end with the process, on purpose: they hold nothing that must be
 // flushed (every record is on disk, and the caller told, before run
