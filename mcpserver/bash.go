@@ -146,15 +146,11 @@ func (p *bashPresenter) Lost(o taskctl.Outcome) toolResult {
 }
 
 func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
-	t, err := s.reg.Get(id)
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
 	// It may have ended or been detached meanwhile; then the link says so
 	// and there is nothing to report.
-	if _, err := taskctl.DetachTask(ctx, t, reason); err != nil && ctx.Err() == nil {
+	if _, err := taskctl.DetachRun(ctx, s.reg, id, reason); err != nil && ctx.Err() == nil {
 		if t, gerr := s.reg.Get(id); gerr == nil && !t.State().Ended() && t.Mode == bgtasks.Foreground {
 			s.logError(fmt.Errorf("detach %s at its timeout: %w", id, err))
 		}

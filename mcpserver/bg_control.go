@@ -178,7 +178,7 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	}
 	dctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	d, err := taskctl.DetachTask(dctx, t, reason)
+	d, err := taskctl.DetachRun(dctx, s.reg, t.ID, reason)
 	if err != nil {
 		return errorResult("could not detach task %s: %v", id, err)
 	}

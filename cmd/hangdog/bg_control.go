@@ -190,7 +190,7 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			d, err := taskctl.DetachTask(ctx, t, reason)
+			d, err := taskctl.DetachRun(ctx, reg, t.ID, reason)
 			if err != nil {
 				if errors.Is(err, taskctl.ErrNotReachable) {
 					return fmt.Errorf("%w; is task %s still running? `hangdog bg ls` shows it", err, t.ID)

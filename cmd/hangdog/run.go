@@ -269,13 +269,9 @@ func (p *runPresenter) Lost(o taskctl.Outcome) error {
 // detachRun moves a run that outlived --detach-after to the background. A
 // failure means the run is ending anyway, so there is nothing to report.
 func detachRun(reg *bgtasks.Registry, id string, after time.Duration) {
-	t, err := reg.Get(id)
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	taskctl.DetachTask(ctx, t, fmt.Sprintf("still running after --detach-after %s", after))
+	taskctl.DetachRun(ctx, reg, id, fmt.Sprintf("still running after --detach-after %s", after))
 }
 
 // passTerminal puts the caller's terminal in raw input mode (output
