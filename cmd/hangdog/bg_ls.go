@@ -171,17 +171,9 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	}
 	writeRow(header, "COMMAND")
 	for i, t := range tasks {
-		writeRow(rows[i], displaywidth.TruncateString(singleLine(t.Command), commandWidth, "…"))
+		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(termtext.OneLine(t.Command)), commandWidth, "…"))
 	}
 	_, _ = io.WriteString(w, b.String())
-}
-
-// singleLine makes untrusted or multi-line text safe for one table cell or
-// event line: terminal controls removed, line breaks and tabs as spaces.
-func singleLine(s string) string {
-	s = termtext.Plain([]byte(s))
-	s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
-	return strings.TrimSpace(s)
 }
 
 // startedText shows the time of day for today's tasks, the date otherwise.
