@@ -35,6 +35,42 @@ func DescribeEnd(r *bgtasks.Result, w EndWords) string {
 	return w.Exited(r)
 }
 
+// TerseWords are the short words of the CLI and the shell: "exited 1",
+// "killed by SIGTERM", "exited by SIGSEGV", "lost".
+type TerseWords struct{}
+
+func (TerseWords) Lost() string { return "lost" }
+func (w TerseWords) Killed(r *bgtasks.Result) string {
+	if r.Signal != "" {
+		return w.Signaled(r)
+	}
+	return w.Exited(r)
+}
+func (TerseWords) Signaled(r *bgtasks.Result) string {
+	return fmt.Sprintf("%s by %s", r.State, r.Signal)
+}
+func (TerseWords) Exited(r *bgtasks.Result) string { return fmt.Sprintf("%s %d", r.State, r.ExitCode) }
+
+// EventResult is the end an event announces (exited, killed, lost), as a
+// result DescribeEnd can say; nil for any other event.
+func EventResult(e bgtasks.Event) *bgtasks.Result {
+	r := &bgtasks.Result{Signal: e.Signal}
+	switch e.Kind {
+	case bgtasks.EventExited:
+		r.State = bgtasks.Exited
+	case bgtasks.EventKilled:
+		r.State = bgtasks.Killed
+	case bgtasks.EventLost:
+		r.State = bgtasks.Lost
+	default:
+		return nil
+	}
+	if e.ExitCode != nil {
+		r.ExitCode = *e.ExitCode
+	}
+	return r
+}
+
 // RoundDuration rounds d as a person reads it: to a tenth of a second, to
 // the second above ten.
 func RoundDuration(d time.Duration) time.Duration {

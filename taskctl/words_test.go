@@ -3,6 +3,8 @@ package taskctl
 import (
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 func TestDurationStyles(t *testing.T) {
@@ -38,6 +40,25 @@ func TestRoundDuration(t *testing.T) {
 	} {
 		if got := RoundDuration(d); got != want {
 			t.Errorf("RoundDuration(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+func TestTerseWordsOfEvents(t *testing.T) {
+	code := func(n int) *int { return &n }
+	for _, c := range []struct {
+		e    bgtasks.Event
+		want string
+	}{
+		{bgtasks.Event{Kind: bgtasks.EventExited, ExitCode: code(2)}, "exited 2"},
+		{bgtasks.Event{Kind: bgtasks.EventExited, ExitCode: code(139), Signal: "SIGSEGV"}, "exited by SIGSEGV"},
+		{bgtasks.Event{Kind: bgtasks.EventKilled, ExitCode: code(143), Signal: "SIGTERM"}, "killed by SIGTERM"},
+		{bgtasks.Event{Kind: bgtasks.EventKilled, ExitCode: code(0)}, "killed 0"},
+		{bgtasks.Event{Kind: bgtasks.EventLost}, "lost"},
+		{bgtasks.Event{Kind: bgtasks.EventDetached}, "running"},
+	} {
+		if got := DescribeEnd(EventResult(c.e), TerseWords{}); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
 		}
 	}
 }

@@ -382,13 +382,7 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 		return // its end is already in the scrollback
 	}
 	m.bgNew++
-	how := e.Kind
-	if e.ExitCode != nil {
-		how = fmt.Sprintf("%s %d", e.Kind, *e.ExitCode)
-	}
-	if e.Signal != "" {
-		how = e.Kind + " by " + e.Signal
-	}
+	how := taskctl.DescribeEnd(taskctl.EventResult(e), taskctl.TerseWords{})
 	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, taskctl.RoundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
 	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
 }

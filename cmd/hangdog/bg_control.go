@@ -44,24 +44,10 @@ func runningTask(reg *bgtasks.Registry, id string) (*bgtasks.Task, error) {
 	case st == bgtasks.Lost:
 		return t, fmt.Errorf("task %s was lost (its supervisor died); its output is kept: `hangdog bg logs %s`", id, id)
 	case st.Ended():
-		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, taskctl.DescribeEnd(t.Result, cliWords{}), id)
+		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, taskctl.DescribeEnd(t.Result, taskctl.TerseWords{}), id)
 	}
 	return t, nil
 }
-
-// cliWords are how the CLI says a task ended: "exited 1", "killed by
-// SIGTERM", "exited by SIGSEGV", "lost".
-type cliWords struct{}
-
-func (cliWords) Lost() string { return "lost" }
-func (w cliWords) Killed(r *bgtasks.Result) string {
-	if r.Signal != "" {
-		return w.Signaled(r)
-	}
-	return w.Exited(r)
-}
-func (cliWords) Signaled(r *bgtasks.Result) string { return fmt.Sprintf("%s by %s", r.State, r.Signal) }
-func (cliWords) Exited(r *bgtasks.Result) string   { return fmt.Sprintf("%s %d", r.State, r.ExitCode) }
 
 func newBgKillCmd() *cobra.Command {
 	var sigName string
@@ -100,7 +86,7 @@ nothing of the task is left, and exits 0.`,
 				fmt.Printf("%s was lost; killed its remaining process group %d\n", k.Task.ID, k.PGID)
 				return nil
 			}
-			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, taskctl.DescribeEnd(&k.Result, cliWords{}), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
+			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, taskctl.DescribeEnd(&k.Result, taskctl.TerseWords{}), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
 			return nil
 		},
 	}
