@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,6 +144,12 @@ func (r *Registry) writeResultLocked(id string, res Result, tmp *os.File) error 
 		if tmp, err = createTemp(path); err != nil {
 			return err
 		}
+	} else if err := tmp.Truncate(int64(len(data))); err != nil {
+		// Made by PrepareResult with space reserved: cut it to the result's
+		// length first (shrinking needs no space), then write over it.
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return commitTemp(tmp, path, data)
 }
@@ -164,11 +171,34 @@ func (r *Registry) PrepareResult(id string) (*ResultFile, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	tmp, err := createTemp(filepath.Join(r.taskDir(id), resultFileName))
+	path := filepath.Join(r.taskDir(id), resultFileName)
+	tmp, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := reserve(tmp, resultReserve); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, fmt.Errorf("reserve space for %s: %w", path, err)
+	}
 	return &ResultFile{reg: r, id: id, tmp: tmp}, nil
+}
+
+// resultReserve is the space a result file holds from the start, so that a
+// disk that fills while the task runs cannot stop its end being recorded.
+// A result is a few hundred bytes; a long kill reason still fits.
+const resultReserve = 8 << 10
+
+// reserve makes f hold n bytes of its file system's space, by writing them
+// (which any file system honours, unlike fallocate), and rewinds it: the
+// result is later written over them and the file cut to its length, which
+// needs no new space.
+func reserve(f *os.File, n int) error {
+	if _, err := f.Write(make([]byte, n)); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // Write records res as WriteResult does, through the file made ahead. It

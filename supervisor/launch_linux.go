@@ -42,6 +42,7 @@ type Link struct {
 	pending *Event // an end or detach, delivered once the output before it is
 	outBuf  []byte
 	sink    *os.File
+	inline  inlineOutput // output the log could not take (a full disk)
 }
 
 // Start registers a task, spawns its supervisor in a session of its own and
@@ -238,6 +239,9 @@ func (l *Link) Next() (Event, error) {
 		if l.copied < l.avail {
 			return l.nextOutput()
 		}
+		if len(l.inline.queue) > 0 {
+			return l.nextInline()
+		}
 		if l.pending != nil {
 			ev := *l.pending
 			l.pending = nil
@@ -296,6 +300,11 @@ func (l *Link) readFrame() (Event, bool, error) {
 		return Event{}, false, nil
 	case frameFailed:
 		return Event{Kind: EventFailed, Message: string(p)}, true, nil
+	case frameData:
+		if err := l.takeData(p); err != nil {
+			return Event{}, true, err
+		}
+		return Event{}, false, nil
 	}
 	return Event{}, true, fmt.Errorf("unknown frame %q: %w", kind, errCorruptLink)
 }

@@ -61,6 +61,8 @@ type supervisor struct {
 	lastRead    atomic.Int64 // unix nanos of the last output read
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
 	written     atomic.Int64 // output bytes in output.log
+	unlogged    atomic.Int64 // output bytes the log could not take (logOutput)
+	logErr      error        // the log's first failed write; readOutput's until it is done
 	outputReady chan struct{}
 	readerDone  chan struct{}
 	exited      chan unix.WaitStatus // the command's own exit, once
@@ -450,12 +452,9 @@ func (s *supervisor) readOutput() {
 		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
 			p := buf[:n]
-			if _, werr := s.output.Write(p); werr != nil {
-				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
-			}
+			s.logOutput(p)
 			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
-			s.written.Add(int64(n))
 			select {
 			case s.outputReady <- struct{}{}:
 			default: // a notice is already pending; it will carry the new count
@@ -700,6 +699,7 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 	mode := s.meta.Mode
 	meta := s.meta
 	s.mu.Unlock()
+	s.noteUnlogged(&res)
 
 	var err error
 	if s.resultFile != nil {

@@ -200,7 +200,10 @@ type runReport struct {
 	Output             string `json:"output"`
 	OutputBytes        int64  `json:"output_bytes"`
 	OutputDroppedBytes int64  `json:"output_dropped_bytes"`
-	Reason             string `json:"reason,omitempty"`
+	// OutputUnloggedBytes: output the log could not keep (a full disk),
+	// included in OutputBytes and in what the caller got.
+	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
+	Reason              string `json:"reason,omitempty"`
 }
 
 func runForeground(ctx context.Context, pending *supervisor.Pending, spec supervisor.Spec, f runFlags) error {
@@ -248,7 +251,7 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 		if !f.json {
 			return nil
 		}
-		tail, dropped, err := reg.TailOutput(link.TaskID, int64(max(f.tailBytes, 0)))
+		tail, dropped, err := runOutputTail(reg, link, int64(max(f.tailBytes, 0)))
 		if err != nil {
 			return err
 		}
@@ -294,6 +297,8 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 			report.ExitCode = &code
 			report.Signal = r.Signal
 			report.Reason = r.Reason
+			report.OutputUnloggedBytes = r.OutputUnloggedBytes
+			reportUnlogged(os.Stderr, link.TaskID, r)
 			if err := finish(); err != nil {
 				return err
 			}

@@ -1,0 +1,116 @@
+//go:build linux
+
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
+)
+
+var hangdogBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hdfault")
+	if err != nil {
+		panic(err)
+	}
+	if hangdogBin, err = testbin.Build(dir); err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is an isolated hangdog home and config.
+type world struct {
+	t     *testing.T
+	root  string
+	home  string
+	cfg   string
+	extra []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root, err := os.MkdirTemp("", "hf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	return &world{t: t, root: root, home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c")}
+}
+
+func (w *world) environ() []string {
+	env := append(os.Environ(), "HANGDOG_HOME="+w.home, "XDG_CONFIG_HOME="+w.cfg, "NO_COLOR=1")
+	return append(env, w.extra...)
+}
+
+func (w *world) command(ctx context.Context, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, hangdogBin, args...)
+	c.Env = w.environ()
+	c.Dir = w.root
+	return c
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs hangdog to completion, bounded by a generous timeout.
+func (w *world) run(args ...string) result {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := w.command(ctx, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatalf("hangdog %s: %v", strings.Join(args, " "), err)
+	}
+	if ctx.Err() != nil {
+		w.t.Fatalf("hangdog %s: timed out\nstdout: %s\nstderr: %s", strings.Join(args, " "), out.String(), errb.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// runJSON runs `hangdog run --json -- …` and decodes its report.
+func (w *world) runJSON(args ...string) (map[string]any, result) {
+	w.t.Helper()
+	r := w.run(append([]string{"run", "--json", "--"}, args...)...)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		w.t.Fatalf("run --json: not one JSON object: %v\nstdout: %.2000s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+	return rep, r
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}
