@@ -137,7 +137,7 @@ func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (supervisor.Spec, 
 	if err != nil {
 		return spec, err
 	}
-	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags})
+	st, err := loadRunSettings(os.Stderr, settings.Options{Dir: abs, Flags: flags})
 	if err != nil {
 		return spec, err
 	}
