@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,4 +114,56 @@ func eventually(t *testing.T, what string, timeout time.Duration, cond func() bo
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// listedTask is a task as `bg ls --all --json` shows it.
+type listedTask struct {
+	ID     string `json:"id"`
+	State  string `json:"state"`
+	Mode   string `json:"mode"`
+	Result *struct {
+		State    string `json:"state"`
+		ExitCode int    `json:"exit_code"`
+		Unlogged int64  `json:"output_unlogged_bytes"`
+	} `json:"result"`
+	Damaged string `json:"damaged"`
+}
+
+func listTasks(t *testing.T, w *world) []listedTask {
+	t.Helper()
+	r := w.run("bg", "ls", "--all", "--json")
+	var tasks []listedTask
+	if err := json.Unmarshal([]byte(r.stdout), &tasks); err != nil {
+		t.Fatalf("bg ls --json: %v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	return tasks
+}
+
+// taskState is a task's listed state ("" if it is not listed).
+func taskState(t *testing.T, w *world, id string) string {
+	t.Helper()
+	for _, tk := range listTasks(t, w) {
+		if tk.ID == id {
+			return tk.State
+		}
+	}
+	return ""
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"syscall"
 	"time"
 
@@ -19,8 +18,7 @@ import (
 var ErrNotReachable = errors.New("supervisor not reachable")
 
 func call(ctx context.Context, t *bgtasks.Task, req request) (reply, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", t.SocketPath())
+	c, err := dialSocket(ctx, t.SocketPath()) // a path of any length (sockpath_linux.go)
 	if err != nil {
 		return reply{}, fmt.Errorf("task %s: %w (%v)", t.ID, ErrNotReachable, err)
 	}

@@ -57,14 +57,11 @@ type Status struct {
 
 func (s *supervisor) listen() (net.Listener, error) {
 	path := s.socketPath()
-	if len(path) >= len(unix.RawSockaddrUnix{}.Path) {
-		return nil, fmt.Errorf("socket path %s is too long for a unix socket (limit %d); set HANGDOG_HOME to a shorter directory", path, len(unix.RawSockaddrUnix{}.Path)-1)
-	}
 	os.Remove(path)
 	// The task dir is 0700 already; the umask makes the socket itself 0600 from
 	// the moment it exists, with no window before a chmod.
 	old := unix.Umask(0o177)
-	ln, err := net.Listen("unix", path)
+	ln, err := listenSocket(path) // a path of any length (sockpath_linux.go)
 	unix.Umask(old)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
