@@ -26,6 +26,9 @@ func (r *Registry) load(id string) (*Task, error) {
 			// meta.json: either way there is no task to show yet.
 			return nil, notFound(id)
 		}
+		if isDecodeError(err) {
+			return r.damaged(t, id, metaFileName, err), nil
+		}
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	t.ID = id
@@ -33,6 +36,8 @@ func (r *Registry) load(id string) (*Task, error) {
 	switch err := readJSON(t.ResultPath(), &res); {
 	case err == nil:
 		t.Result = &res
+	case isDecodeError(err):
+		return r.damaged(t, id, resultFileName, err), nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
@@ -51,7 +56,8 @@ func (r *Registry) Get(id string) (*Task, error) {
 
 // List returns every task, reconciled: running ones first, newest start
 // first, then ended ones, most recently ended first. A task whose files
-// cannot be read is left out; Get on its id says what is wrong.
+// are damaged is listed as lost (Task.Damaged); one whose files cannot be
+// read at all is left out, and Get on its id says what is wrong.
 func (r *Registry) List() ([]*Task, error) {
 	entries, err := os.ReadDir(r.tasksDir())
 	if err != nil {

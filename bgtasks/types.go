@@ -78,6 +78,9 @@ type Task struct {
 	Meta
 	Result *Result `json:"result,omitempty"`
 	Dir    string  `json:"dir"`
+	// Damaged says which of the task's files could not be decoded; such a
+	// task is listed as lost with a Result made up for it (not on disk).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Event kinds in the per-user event log.
