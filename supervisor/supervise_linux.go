@@ -184,6 +184,7 @@ func prepare() *environment {
 		env.err = fmt.Errorf("become child subreaper: %w", err)
 		return env
 	}
+	unignoreSignals() // before the command starts: see sigreset_linux.go
 	env.master, env.slave, env.err = openPTY()
 	return env
 }
