@@ -164,6 +164,9 @@ func (s *supervisor) handle(req request) reply {
 		if s.isEnded() {
 			return reply{Error: s.endedMessage()}
 		}
+		if err := s.checkSendable(req.Data); err != nil { // sendcheck_linux.go
+			return reply{Error: err.Error()}
+		}
 		if _, err := s.master.Write(req.Data); err != nil {
 			return reply{Error: fmt.Sprintf("write to task %s's terminal: %v", s.meta.ID, err)}
 		}

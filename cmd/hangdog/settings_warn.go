@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
+	"os"
 
 	"github.com/hangdog/hangdog/settings"
 )
@@ -12,7 +12,7 @@ import (
 // reason not to run: otherwise one bad key in a cloned repository's
 // .hangdog.yaml would stop every command, an agent's bash tool included.
 // Bad --set flags are still refused.
-func loadRunSettings(w io.Writer, opts settings.Options) (*settings.Settings, error) {
+func loadRunSettings(w *os.File, opts settings.Options) (*settings.Settings, error) {
 	opts.KeepGoing = true
 	st, err := settings.Load(opts)
 	if err != nil {
@@ -21,5 +21,6 @@ func loadRunSettings(w io.Writer, opts settings.Options) (*settings.Settings, er
 	for _, e := range st.Warnings() {
 		fmt.Fprintf(w, "hangdog: warning: %v\n  that setting is left out and the command runs with the others; fix or remove it (`hangdog config list` shows what applies)\n", e)
 	}
+	warnRemote(w, st)
 	return st, nil
 }
