@@ -60,6 +60,7 @@ type supervisor struct {
 
 	lastRead    atomic.Int64 // unix nanos of the last output read
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
+	wake        *readerWake  // wakes the reader for stopReading (readwake_linux.go)
 	written     atomic.Int64 // output bytes in output.log
 	unlogged    atomic.Int64 // output bytes the log could not take (logOutput)
 	logErr      error        // the log's first failed write; readOutput's until it is done
@@ -156,6 +157,7 @@ func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn)
 		outputReady: make(chan struct{}, 1),
 		exited:      make(chan unix.WaitStatus, 1),
 		ended:       make(chan struct{}),
+		wake:        newReaderWake(),
 	}
 }
 
@@ -448,7 +450,7 @@ func (s *supervisor) readOutput() {
 		return
 	}
 	buf := make([]byte, 256<<10)
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	pfd := s.wake.pollFds(fd)
 	for {
 		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
@@ -527,11 +529,11 @@ func (s *supervisor) readAvailable(fd int, buf []byte, pfd []unix.PollFd) (int, 
 	}
 }
 
-// waitReadable waits until the PTY has output (or has hung up), in polls of
-// 50 ms so that the drain's stop request is seen promptly.
+// waitReadable waits until the PTY has output (or has hung up), or the
+// drain asks the reader to stop (see readerWake).
 func (s *supervisor) waitReadable(pfd []unix.PollFd) error {
 	for {
-		k, err := unix.Poll(pfd, 50)
+		k, err := unix.Poll(pfd, s.wake.timeout())
 		switch {
 		case err == unix.EINTR:
 		case err != nil:
@@ -562,7 +564,7 @@ func (s *supervisor) drain(exitAt time.Time) {
 				last = exitAt
 			}
 			if now.Sub(last) >= drainQuiet || now.After(deadline) {
-				s.stopReading.Store(true)
+				s.stopReader()
 				<-s.readerDone
 				return
 			}
