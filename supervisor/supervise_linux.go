@@ -260,6 +260,7 @@ func (s *supervisor) run(env *environment) int {
 		// Without a socket the task still runs and is recorded; only remote
 		// control is lost, so say so instead of killing the command.
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: control socket:", err)
+		s.sendFrame(frameWarning, []byte(fmt.Sprintf("task %s cannot be reached by bg kill, send or detach: %v; it runs on, and ends with its command or this caller", s.meta.ID, err)))
 	} else {
 		go func() {
 			defer close(serving)
