@@ -108,7 +108,7 @@ func TestSupervisorSIGKILLIsLostOnceWithOutputKept(t *testing.T) {
 func TestDoubleForkedDaemonIsKilled(t *testing.T) {
 	w := newWorld(t)
 	pidFile := filepath.Join(w.root, "daemon.pid")
-	script := `(setsid bash -c 'trap "" TERM; echo $$ > ` + pidFile + `; while :; do sleep 0.2; done' &); echo started`
+	script := `(setsid bash -c 'trap "" TERM; echo $$ > ` + pidFile + `; while :; do sleep 0.2; done' &); echo started; sleep 30`
 	id := strings.TrimSpace(w.run("bg", "run", "--", script).stdout)
 	var pid int
 	eventually(t, "the daemon's pid", 10*time.Second, func() bool {
