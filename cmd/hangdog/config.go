@@ -156,7 +156,15 @@ If an environment variable or a nearer layer overrides the key, set says so.`,
   hangdog config set decisionModel.apiKeyEnv OPENAI_API_KEY
   hangdog config set decisionModel.url ""
   hangdog config set --project agreeChecks 3`,
-		Args: cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			// Flags end at the key (see below); --project after the value
+			// still counts.
+			if len(args) == 3 && args[2] == "--project" {
+				project = true
+				return nil
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key, value := args[0], args[1]
 			path, layer, err := configFileToEdit(project)
