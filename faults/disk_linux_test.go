@@ -109,3 +109,39 @@ func tailOf(s string) string {
 	}
 	return s
 }
+
+// The MCP server's bash tool on the same full disk: the result carries the
+// output's real end, the exit code and the warning.
+func TestFullDiskMCPBashResult(t *testing.T) {
+	w := newWorld(t)
+	w.home = filepath.Join(smallDisk(t, "2m"), "h")
+	const script = `head -c 4000000 /dev/zero | base64 -w 100; echo EXITING; exit 3`
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":` + strconvQuote(script) + `}}}`,
+	}, "\n") + "\n"
+	c := w.command(t.Context(), "mcp")
+	c.Stdin = strings.NewReader(input)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		t.Fatalf("hangdog mcp: %v\n%s", err, errb.String())
+	}
+	var reply string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, `"id":2`) {
+			reply = line
+		}
+	}
+	for _, want := range []string{"EXITING", "3", "output log could not be written"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("bash result lacks %q: %.1500s", want, reply)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
