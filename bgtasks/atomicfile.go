@@ -3,6 +3,7 @@ package bgtasks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,7 +86,22 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return &decodeError{path: path, err: err}
 	}
 	return nil
+}
+
+// decodeError is a file that was read but does not hold what it should: cut
+// short (a power cut, a full disk) or overwritten.
+type decodeError struct {
+	path string
+	err  error
+}
+
+func (e *decodeError) Error() string { return fmt.Sprintf("read %s: %v", e.path, e.err) }
+func (e *decodeError) Unwrap() error { return e.err }
+
+func isDecodeError(err error) bool {
+	var d *decodeError
+	return errors.As(err, &d)
 }

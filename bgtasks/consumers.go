@@ -129,5 +129,6 @@ func (r *Registry) ForgetConsumer(consumer string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("forget event consumer %s: %w", consumer, err)
 	}
+	_ = os.Remove(filepath.Join(r.consumersDir(), consumer+".lock")) // WithConsumer's, if it ever ran
 	return nil
 }

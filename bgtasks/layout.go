@@ -32,3 +32,8 @@ func (r *Registry) CheckLogPath() string {
 func (r *Registry) MetaPath(id string) string {
 	return filepath.Join(r.taskDir(id), metaFileName)
 }
+
+// ResultPath is task id's result.json.
+func (r *Registry) ResultPath(id string) string {
+	return filepath.Join(r.taskDir(id), resultFileName)
+}

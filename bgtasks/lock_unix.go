@@ -48,3 +48,15 @@ func tryLock(f *os.File) (bool, error) {
 		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
 }
+
+// lockFile waits for an exclusive flock on f.
+func lockFile(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func unlockFile(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }

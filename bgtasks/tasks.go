@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,6 +26,9 @@ func (r *Registry) load(id string) (*Task, error) {
 			// meta.json: either way there is no task to show yet.
 			return nil, notFound(id)
 		}
+		if isDecodeError(err) {
+			return r.damaged(t, id, metaFileName, err), nil
+		}
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	t.ID = id
@@ -32,6 +36,8 @@ func (r *Registry) load(id string) (*Task, error) {
 	switch err := readJSON(t.ResultPath(), &res); {
 	case err == nil:
 		t.Result = &res
+	case isDecodeError(err):
+		return r.damaged(t, id, resultFileName, err), nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
@@ -50,7 +56,8 @@ func (r *Registry) Get(id string) (*Task, error) {
 
 // List returns every task, reconciled: running ones first, newest start
 // first, then ended ones, most recently ended first. A task whose files
-// cannot be read is left out; Get on its id says what is wrong.
+// are damaged is listed as lost (Task.Damaged); one whose files cannot be
+// read at all is left out, and Get on its id says what is wrong.
 func (r *Registry) List() ([]*Task, error) {
 	entries, err := os.ReadDir(r.tasksDir())
 	if err != nil {
@@ -143,6 +150,12 @@ func (r *Registry) writeResultLocked(id string, res Result, tmp *os.File) error 
 		if tmp, err = createTemp(path); err != nil {
 			return err
 		}
+	} else if err := tmp.Truncate(int64(len(data))); err != nil {
+		// Made by PrepareResult with space reserved: cut it to the result's
+		// length first (shrinking needs no space), then write over it.
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return commitTemp(tmp, path, data)
 }
@@ -164,11 +177,34 @@ func (r *Registry) PrepareResult(id string) (*ResultFile, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	tmp, err := createTemp(filepath.Join(r.taskDir(id), resultFileName))
+	path := filepath.Join(r.taskDir(id), resultFileName)
+	tmp, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := reserve(tmp, resultReserve); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, fmt.Errorf("reserve space for %s: %w", path, err)
+	}
 	return &ResultFile{reg: r, id: id, tmp: tmp}, nil
+}
+
+// resultReserve is the space a result file holds from the start, so that a
+// disk that fills while the task runs cannot stop its end being recorded.
+// A result is a few hundred bytes; a long kill reason still fits.
+const resultReserve = 8 << 10
+
+// reserve makes f hold n bytes of its file system's space, by writing them
+// (which any file system honours, unlike fallocate), and rewinds it: the
+// result is later written over them and the file cut to its length, which
+// needs no new space.
+func reserve(f *os.File, n int) error {
+	if _, err := f.Write(make([]byte, n)); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // Write records res as WriteResult does, through the file made ahead. It

@@ -65,6 +65,11 @@ type Result struct {
 	Ended       time.Time `json:"ended"`
 	Reason      string    `json:"reason,omitempty"` // why hangdog ended it, for killed
 	OutputBytes int64     `json:"output_bytes"`
+	// OutputUnloggedBytes is output that came after OutputBytes but could
+	// not be written to output.log (a full disk): its caller, if one was
+	// attached, still got it; the log has only the first OutputBytes.
+	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
+	LogError            string `json:"log_error,omitempty"` // why the log stopped taking output
 }
 
 // Task is a task as a reader sees it: metadata, result (nil while running) and
@@ -73,6 +78,9 @@ type Task struct {
 	Meta
 	Result *Result `json:"result,omitempty"`
 	Dir    string  `json:"dir"`
+	// Damaged says which of the task's files could not be decoded; such a
+	// task is listed as lost with a Result made up for it (not on disk).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Event kinds in the per-user event log.

@@ -40,6 +40,8 @@ var lineRedactions = sync.OnceValue(func() []redaction {
 		{[]string{"bearer"}, regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + redacted},
 		// Well-known token shapes.
 		{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), redacted},
+		// Google API keys (AIza and 35 more; shorter ones are cut-off keys).
+		{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{20,}`), redacted},
 		{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), redacted},
 		{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), redacted},
 		{[]string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), redacted},
@@ -53,7 +55,8 @@ var lineRedactions = sync.OnceValue(func() []redaction {
 })
 
 // Redact replaces the secrets in s — authorization headers, API tokens of the
-// usual shapes (sk-…, ghp_…, github_pat_…, AKIA…, xoxb-…, JWTs), values of
+// usual shapes (sk-… — short ones when they hold a digit —, AIza…, ghp_…,
+// github_pat_…, AKIA…, xoxb-…, JWTs), values of
 // password=/token=/secret=/api_key= and the like, passwords in URLs, PEM
 // private key blocks — with [REDACTED]. It runs before any text leaves the
 // machine and before output is quoted as evidence. It errs on the side of
@@ -92,7 +95,26 @@ func redactLine(line string) string {
 		line = r.re.ReplaceAllString(line, r.with)
 		lower = ""
 	}
+	if strings.Contains(line, "sk-") {
+		line = redactShortSK(line)
+	}
 	return line
+}
+
+// shortSK is an sk- token too short for the general rule: a test key, a
+// proxy's key (LiteLLM's sk-1234), a truncated one.
+var shortSK = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{4,15}\b`) })
+
+// redactShortSK hides short sk- tokens that hold a digit: a key has one
+// almost surely, while names such as sk-learn or sk-learn-contrib have none
+// and stay.
+func redactShortSK(line string) string {
+	return shortSK().ReplaceAllStringFunc(line, func(m string) string {
+		if strings.ContainsAny(m[3:], "0123456789") {
+			return redacted
+		}
+		return m
+	})
 }
 
 // looksLikePEMBody reports a 60–76 character line of pure base64, the shape

@@ -39,7 +39,11 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	}
 	// Resolved as `hangdog run` resolves the same shell string in that
 	// directory; nobody is at an agent's terminal.
-	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols})
+	// What is wrong with the settings goes at the top of the result: the
+	// command runs without the bad entries, and the agent can tell the user.
+	var warnings strings.Builder
+	warn := func(msg string) { fmt.Fprintf(&warnings, "hangdog: warning: %s\n", msg) }
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Warn: warn})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
@@ -48,10 +52,14 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
 	defer link.Close()
+	var res toolResult
 	if in.RunInBackground {
-		return s.startBackground(link, in.Command)
+		res = s.startBackground(link, in.Command)
+	} else {
+		res = s.runForeground(ctx, link, in)
 	}
-	return s.runForeground(ctx, link, in)
+	res.text = warnings.String() + res.text
+	return res
 }
 
 func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {

@@ -55,10 +55,14 @@ type fileValue struct {
 	text string
 }
 
-// readConfigFile reads the settings in a YAML file. A missing file has none;
-// a file that is not YAML, has an unknown key or a misplaced group is refused
-// with an *Error naming the file.
-func readConfigFile(path string) ([]fileValue, error) {
+// readConfigValues reads the settings in a YAML file. A missing file has
+// none; with skip nil, a file that is not YAML, has an unknown key or a
+// misplaced group is refused with an *Error naming the file. With skip
+// non-nil, an entry that is refused (an unknown key, a key given twice, a
+// group where a value belongs) is handed to skip and left out, and the rest
+// is read. A file that cannot be read or is not a mapping of YAML is an
+// error either way.
+func readConfigValues(path string, skip func(*Error)) ([]fileValue, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -71,9 +75,16 @@ func readConfigFile(path string) ([]fileValue, error) {
 		return nil, err
 	}
 	var out []fileValue
-	err = walkMapping(path, root, "", "", map[string]string{}, func(spec *KeySpec, value *yaml.Node) error {
+	refuse := func(e *Error) error {
+		if skip == nil {
+			return e
+		}
+		skip(e)
+		return nil
+	}
+	err = walkMapping(path, root, "", "", map[string]string{}, refuse, func(spec *KeySpec, value *yaml.Node) error {
 		if value.Kind != yaml.ScalarNode {
-			return &Error{Source: path, Key: spec.Key, Reason: "is a group or a list, not a single value", Allowed: spec.Allowed}
+			return refuse(&Error{Source: path, Key: spec.Key, Reason: "is a group or a list, not a single value", Allowed: spec.Allowed})
 		}
 		text := value.Value
 		if value.Tag == "!!null" {
@@ -116,14 +127,18 @@ func parseYAMLRoot(path string, data []byte) (*yaml.Node, error) {
 // walkMapping visits every known leaf under a mapping node and refuses
 // unknown keys, keys given twice (in any case) and values where a group
 // belongs. lowerPath and written are the mapping's path, lower-cased and as
-// written in the file.
-func walkMapping(path string, m *yaml.Node, lowerPath, written string, seen map[string]string, leaf func(*KeySpec, *yaml.Node) error) error {
+// written in the file. A refusal goes to refuse, which ends the walk by
+// returning it or skips the entry by returning nil.
+func walkMapping(path string, m *yaml.Node, lowerPath, written string, seen map[string]string, refuse func(*Error) error, leaf func(*KeySpec, *yaml.Node) error) error {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], unalias(m.Content[i+1])
 		name := joinKey(written, k.Value)
 		lower := joinKey(lowerPath, strings.ToLower(k.Value))
 		if first, dup := seen[lower]; dup {
-			return &Error{Source: path, Key: printable(name), Reason: "is set twice (also as " + printable(first) + ")", Hint: "keep one of them"}
+			if err := refuse(&Error{Source: path, Key: printable(name), Reason: "is set twice (also as " + printable(first) + ")", Hint: "keep one of them"}); err != nil {
+				return err
+			}
+			continue
 		}
 		seen[lower] = name
 		if spec, ok := lookupKey(lower); ok && !strings.Contains(k.Value, ".") && strings.ToLower(spec.Key) == lower {
@@ -135,14 +150,16 @@ func walkMapping(path string, m *yaml.Node, lowerPath, written string, seen map[
 		if isGroup(lower) && !strings.Contains(k.Value, ".") {
 			switch {
 			case v.Kind == yaml.MappingNode:
-				if err := walkMapping(path, v, lower, name, seen, leaf); err != nil {
+				if err := walkMapping(path, v, lower, name, seen, refuse, leaf); err != nil {
 					return err
 				}
 			case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 			default:
-				return &Error{
+				if err := refuse(&Error{
 					Source: path, Key: canonicalGroup(lower), Reason: "is a group of settings, not a single value",
 					Hint: "put its keys on the lines below it, indented",
+				}); err != nil {
+					return err
 				}
 			}
 			continue
@@ -151,7 +168,9 @@ func walkMapping(path string, m *yaml.Node, lowerPath, written string, seen map[
 		if spec, ok := lookupKey(lower); ok {
 			err.Hint = "it belongs under its group, e.g. " + nestedExample(spec.Key)
 		}
-		return err
+		if err := refuse(err); err != nil {
+			return err
+		}
 	}
 	return nil
 }

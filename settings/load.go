@@ -32,6 +32,13 @@ type Options struct {
 	// lookup function cannot list what it holds.
 	Env      func(string) (string, bool)
 	UserFile string // the user config file; "" = UserFile()
+	// KeepGoing makes a bad file entry or environment variable a warning
+	// (Settings.Warnings) instead of an error: the entry is left out and
+	// every other setting applies. A config file that cannot be read at all
+	// is left out whole. Flags are still refused: they are this command's
+	// own. For the paths that run commands, so that one bad key — say in a
+	// cloned repository's .hangdog.yaml — cannot stop every command.
+	KeepGoing bool
 }
 
 // Settings is a loaded, validated configuration.
@@ -41,6 +48,9 @@ type Settings struct {
 	watchdog Watchdog
 	// keepEnded is how long an ended task is kept; 0 keeps it forever.
 	keepEnded time.Duration
+	// warnings are what KeepGoing left out.
+	warnings  []error
+	keepGoing bool
 }
 
 type origin struct{ source, detail string }
@@ -64,7 +74,7 @@ func (e Entry) Text() string { return formatValue(e.Value) }
 // environment, flags — each overriding the one before, and refuses the first
 // bad key or value with an *Error naming its source.
 func Load(opts Options) (*Settings, error) {
-	s := &Settings{v: viper.New(), origins: make(map[string]origin, len(keySpecs))}
+	s := &Settings{v: viper.New(), origins: make(map[string]origin, len(keySpecs)), keepGoing: opts.KeepGoing}
 	for _, spec := range keySpecs {
 		s.v.SetDefault(spec.Key, spec.Default)
 		s.origins[spec.Key] = origin{source: SourceDefault}
@@ -118,18 +128,28 @@ func Load(opts Options) (*Settings, error) {
 }
 
 func (s *Settings) mergeFile(path, source string) error {
-	values, err := readConfigFile(path)
+	var skip func(*Error)
+	if s.keepGoing {
+		skip = func(e *Error) { s.warn(e) }
+	}
+	values, err := readConfigValues(path, skip)
 	if err != nil {
-		return err
+		return s.refuse(err)
 	}
 	layer := map[string]any{}
 	for _, fv := range values {
 		if source == SourceProject && fv.spec.UserOnly {
-			return userOnlyError(path, fv.spec)
+			if err := s.refuse(userOnlyError(path, fv.spec)); err != nil {
+				return err
+			}
+			continue
 		}
 		val, err := validateSpec(path, fv.spec, fv.text)
 		if err != nil {
-			return err
+			if err := s.refuse(err); err != nil {
+				return err
+			}
+			continue
 		}
 		setNested(layer, fv.spec.Key, val)
 		s.origins[fv.spec.Key] = origin{source: source, detail: path}
@@ -149,7 +169,9 @@ func (s *Settings) mergeEnv(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv
 		if err := refuseUnknownEnv(os.Environ()); err != nil {
-			return err
+			if err := s.refuse(err); err != nil {
+				return err
+			}
 		}
 	}
 	layer := map[string]any{}
@@ -163,7 +185,10 @@ func (s *Settings) mergeEnv(lookup func(string) (string, bool)) error {
 		}
 		val, err := validateSpec("environment variable "+name, &spec, text)
 		if err != nil {
-			return err
+			if err := s.refuse(err); err != nil {
+				return err
+			}
+			continue
 		}
 		setNested(layer, spec.Key, val)
 		s.origins[spec.Key] = origin{source: SourceEnv, detail: name}
@@ -239,6 +264,22 @@ func setNested(m map[string]any, key string, val any) {
 	}
 	m[parts[len(parts)-1]] = val
 }
+
+// refuse returns err, or with KeepGoing records it as a warning and returns
+// nil.
+func (s *Settings) refuse(err error) error {
+	if !s.keepGoing {
+		return err
+	}
+	s.warn(err)
+	return nil
+}
+
+func (s *Settings) warn(err error) { s.warnings = append(s.warnings, err) }
+
+// Warnings are the entries KeepGoing left out, each naming its file or
+// variable, key, value and what to do; nil when everything applied.
+func (s *Settings) Warnings() []error { return s.warnings }
 
 // Watchdog is the effective watchdog configuration.
 func (s *Settings) Watchdog() Watchdog { return s.watchdog }

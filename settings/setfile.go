@@ -38,7 +38,11 @@ func SetInFile(path, key, value string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("resolve %s: %w", path, err)
 	}
+	return withFileLock(path, func() error { return editFile(path, spec, val) })
+}
 
+// editFile is SetInFile's read-modify-write, under the file's lock.
+func editFile(path string, spec *KeySpec, val any) error {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", path, err)

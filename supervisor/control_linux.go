@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/unixsock"
 	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
@@ -22,14 +23,11 @@ func (s *supervisor) socketPath() string { return s.reg.SocketPath(s.meta.ID) }
 
 func (s *supervisor) listen() (net.Listener, error) {
 	path := s.socketPath()
-	if len(path) >= len(unix.RawSockaddrUnix{}.Path) {
-		return nil, fmt.Errorf("socket path %s is too long for a unix socket (limit %d); set HANGDOG_HOME to a shorter directory", path, len(unix.RawSockaddrUnix{}.Path)-1)
-	}
 	os.Remove(path)
 	// The task dir is 0700 already; the umask makes the socket itself 0600 from
 	// the moment it exists, with no window before a chmod.
 	old := unix.Umask(0o177)
-	ln, err := net.Listen("unix", path)
+	ln, err := unixsock.Listen(path) // a path of any length
 	unix.Umask(old)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
@@ -137,6 +135,9 @@ func (s *supervisor) handle(req proto.Request) proto.Reply {
 	case proto.OpSend:
 		if s.isEnded() {
 			return s.endedReply()
+		}
+		if err := s.checkSendable(req.Data); err != nil { // sendcheck_linux.go
+			return proto.Reply{Error: err.Error()}
 		}
 		if _, err := s.master.Write(req.Data); err != nil {
 			return proto.Reply{Error: fmt.Sprintf("write to task %s's terminal: %v", s.meta.ID, err)}

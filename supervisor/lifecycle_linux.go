@@ -90,6 +90,7 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 	mode := s.meta.Mode
 	meta := s.meta
 	s.mu.Unlock()
+	s.noteUnlogged(&res)
 
 	var err error
 	if s.resultFile != nil {

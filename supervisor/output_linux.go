@@ -35,17 +35,14 @@ func (s *supervisor) readOutput() {
 		return
 	}
 	buf := make([]byte, 256<<10)
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	pfd := s.wake.pollFds(fd)
 	for {
 		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
 			p := buf[:n]
-			if _, werr := s.output.Write(p); werr != nil {
-				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
-			}
+			s.logOutput(p)
 			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
-			s.written.Add(int64(n))
 			select {
 			case s.outputReady <- struct{}{}:
 			default: // a notice is already pending; it will carry the new count
@@ -115,11 +112,11 @@ func (s *supervisor) readAvailable(fd int, buf []byte, pfd []unix.PollFd) (int, 
 	}
 }
 
-// waitReadable waits until the PTY has output (or has hung up), in polls of
-// 50 ms so that the drain's stop request is seen promptly.
+// waitReadable waits until the PTY has output (or has hung up), or the
+// drain asks the reader to stop (see readerWake).
 func (s *supervisor) waitReadable(pfd []unix.PollFd) error {
 	for {
-		k, err := unix.Poll(pfd, 50)
+		k, err := unix.Poll(pfd, s.wake.timeout())
 		switch {
 		case err == unix.EINTR:
 		case err != nil:
@@ -150,7 +147,7 @@ func (s *supervisor) drain(exitAt time.Time) {
 				last = exitAt
 			}
 			if now.Sub(last) >= drainQuiet || now.After(deadline) {
-				s.stopReading.Store(true)
+				s.stopReader()
 				<-s.readerDone
 				return
 			}

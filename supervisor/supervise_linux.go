@@ -56,7 +56,10 @@ type supervisor struct {
 
 	lastRead    atomic.Int64 // unix nanos of the last output read
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
+	wake        *readerWake  // wakes the reader for stopReading (readwake_linux.go)
 	written     atomic.Int64 // output bytes in output.log
+	unlogged    atomic.Int64 // output bytes the log could not take (logOutput)
+	logErr      error        // the log's first failed write; readOutput's until it is done
 	outputReady chan struct{}
 	readerDone  chan struct{}
 	exited      chan unix.WaitStatus // the command's own exit, once
@@ -148,6 +151,7 @@ func newSupervisor(reg *bgtasks.Registry, h proto.Handover, link net.Conn) *supe
 		readerDone:  make(chan struct{}),
 		outputReady: make(chan struct{}, 1),
 		exited:      make(chan unix.WaitStatus, 1),
+		wake:        newReaderWake(),
 		ended:       make(chan struct{}),
 	}
 }
@@ -177,6 +181,7 @@ func prepare() *environment {
 		env.err = fmt.Errorf("become child subreaper: %w", err)
 		return env
 	}
+	unignoreSignals() // before the command starts: see sigreset_linux.go
 	env.master, env.slave, env.err = openPTY()
 	return env
 }
@@ -272,6 +277,7 @@ func (s *supervisor) run(env *environment) int {
 		// Without a socket the task still runs and is recorded; only remote
 		// control is lost, so say so instead of killing the command.
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: control socket:", err)
+		s.sendFrame(proto.FrameWarning, []byte(fmt.Sprintf("task %s cannot be reached by bg kill, send or detach: %v; it runs on, and ends with its command or this caller", s.meta.ID, err)))
 	} else {
 		go func() {
 			defer close(serving)

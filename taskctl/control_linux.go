@@ -8,11 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"syscall"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/unixsock"
 	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
@@ -29,8 +29,7 @@ type RefusedError struct {
 func (e *RefusedError) Error() string { return e.Msg }
 
 func call(ctx context.Context, t *bgtasks.Task, req proto.Request) (proto.Reply, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", t.SocketPath())
+	c, err := unixsock.Dial(ctx, t.SocketPath()) // a path of any length
 	if err != nil {
 		return proto.Reply{}, fmt.Errorf("task %s: %w (%v)", t.ID, ErrNotReachable, err)
 	}

@@ -35,6 +35,7 @@ type Link struct {
 	pending *Event // an end or detach, delivered once the output before it is
 	outBuf  []byte
 	sink    *os.File
+	inline  inlineOutput // output the log could not take (a full disk)
 }
 
 // EventKind says what a Link event carries.
@@ -94,6 +95,9 @@ func (l *Link) Next() (Event, error) {
 		if l.copied < l.avail {
 			return l.nextOutput()
 		}
+		if len(l.inline.queue) > 0 {
+			return l.nextInline()
+		}
 		if l.pending != nil {
 			ev := *l.pending
 			l.pending = nil
@@ -152,6 +156,11 @@ func (l *Link) readFrame() (Event, bool, error) {
 		return Event{}, false, nil
 	case proto.FrameFailed:
 		return Event{Kind: EventFailed, Message: string(p)}, true, nil
+	case proto.FrameData:
+		if err := l.takeData(p); err != nil {
+			return Event{}, true, err
+		}
+		return Event{}, false, nil
 	}
 	return Event{}, true, fmt.Errorf("unknown frame %q: %w", kind, proto.ErrCorruptLink)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/settings"
 )
 
@@ -33,6 +34,10 @@ type Request struct {
 	Rows, Cols  uint16
 	// Env is the command's environment; nil is this process's.
 	Env []string
+	// Warn is told what is wrong with the settings but does not stop the
+	// command (a bad entry left out, a remote model that cannot be used),
+	// one message at a time; nil writes them to stderr.
+	Warn func(msg string)
 }
 
 // Resolve checks a request and resolves it against the settings in force
@@ -77,9 +82,23 @@ func Resolve(req Request) (Spec, error) {
 	if flags == nil {
 		flags = map[string]string{}
 	}
-	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags, UserFile: req.UserFile})
+	// A bad entry in a file or the environment is left out with a warning,
+	// never a reason not to run: otherwise one bad key in a cloned
+	// repository's .hangdog.yaml would stop every command, an agent's bash
+	// tool included. A bad Sets entry is still refused.
+	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags, UserFile: req.UserFile, KeepGoing: true})
 	if err != nil {
 		return spec, err
+	}
+	warn := req.Warn
+	if warn == nil {
+		warn = func(msg string) { fmt.Fprintln(os.Stderr, "hangdog: warning:", msg) }
+	}
+	for _, e := range st.Warnings() {
+		warn(fmt.Sprintf("%v\n  that setting is left out and the command runs with the others; fix or remove it (`hangdog config list` shows what applies)", e))
+	}
+	if msg := remoteWarning(st); msg != "" {
+		warn(msg)
 	}
 	spec.Watchdog = st.Watchdog()
 	spec.KeepEnded = st.KeepEnded()
@@ -94,6 +113,19 @@ func Resolve(req Request) (Spec, error) {
 	spec.Interactive = req.Interactive
 	spec.Rows, spec.Cols = req.Rows, req.Cols
 	return spec, nil
+}
+
+// remoteWarning says why the remote decision model the settings ask for
+// cannot be used, or "" when it can (or none is asked for).
+func remoteWarning(st *settings.Settings) string {
+	dm := st.Watchdog().DecisionModel
+	_, _, err := jev.ResolveRemote(dm.Source, jev.RemoteConfig{
+		Backend: dm.Backend, URL: dm.URL, Model: dm.Model, APIKeyEnv: dm.APIKeyEnv, Timeout: dm.Timeout(),
+	}, os.Getenv)
+	if err != nil {
+		return fmt.Sprintf("decision model: %v\n  this command runs with the local judge only", err)
+	}
+	return ""
 }
 
 // ParseSets reads `--set KEY=VALUE` overrides.

@@ -541,6 +541,7 @@ func (m *Model) start(command string) tea.Cmd {
 	spec, err := taskctl.Resolve(taskctl.Request{
 		Command: command, Cwd: m.cwd, Mode: bgtasks.Foreground, UserFile: m.opts.UserFile,
 		Interactive: true, Rows: uint16(m.height), Cols: uint16(m.width),
+		Warn: func(msg string) { m.out.line(styleBad.Render("warning: " + termtext.OneLine(msg))) },
 	})
 	if err != nil {
 		m.settingsErr = err.Error()

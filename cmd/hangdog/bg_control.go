@@ -167,7 +167,7 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 					return err
 				}
 				args = args[1:]
-			} else if t, err = reg.MostRecentForeground(); err != nil {
+			} else if t, err = detachTarget(reg, args); err != nil { // cli_edges.go
 				return err
 			}
 			reason := strings.Join(args, " ")

@@ -47,6 +47,9 @@ command leaves unfinished (a prompt) is shown once output pauses.`,
   hangdog bg logs t3 --raw > t3.log`,
 		Args: taskArgs(0, "hangdog bg logs t3 -f"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTail(cmd, opts.tail); err != nil {
+				return err
+			}
 			reg, err := openRegistry()
 			if err != nil {
 				return err

@@ -139,7 +139,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	rows := make([][]string, 0, len(tasks))
 	for _, t := range tasks {
 		rows = append(rows, []string{
-			t.ID, string(t.State()), string(t.Mode), startedText(t.Started, now),
+			t.ID, stateText(t), string(t.Mode), startedText(t.Started, now),
 			taskctl.Compact.Format(t.Duration(now)), exitText(t),
 		})
 	}
@@ -192,6 +192,14 @@ func startedText(t, now time.Time) string {
 	default:
 		return t.Format("2006-01-02")
 	}
+}
+
+// stateText is a task's state for the table; a damaged task says so.
+func stateText(t *bgtasks.Task) string {
+	if t.Damaged != "" {
+		return string(t.State()) + " (damaged)"
+	}
+	return string(t.State())
 }
 
 func exitText(t *bgtasks.Task) string {

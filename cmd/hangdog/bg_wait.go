@@ -91,6 +91,10 @@ func exitForEnd(stderr io.Writer, t *bgtasks.Task) error {
 	res := t.Result
 	switch res.State {
 	case bgtasks.Lost:
+		if t.Damaged != "" {
+			fmt.Fprintf(stderr, "hangdog: task %s cannot be followed: its %s; its output is kept in %s (`hangdog bg logs %s`; `hangdog bg rm %s` forgets it)\n", t.ID, t.Damaged, t.OutputPath(), t.ID, t.ID)
+			return exitCode(exitHangdogError)
+		}
 		fmt.Fprintf(stderr, "hangdog: task %s was lost: its supervisor exited without recording a result; its output is kept in %s (`hangdog bg logs %s`)\n", t.ID, t.OutputPath(), t.ID)
 		return exitCode(exitHangdogError)
 	case bgtasks.Killed:

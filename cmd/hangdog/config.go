@@ -42,8 +42,10 @@ A file looks like:
   tasks:
     keepDays: 30
 
-A bad value in any layer stops hangdog with one error that names the file or
-variable, the key, the value and what is allowed. A project file comes with its
+A bad entry in a file or the environment is named in a warning (the file or
+variable, the key, the value and what is allowed) and left out: commands still
+run, with every other setting. A bad --set flag, and any bad entry for the
+config commands themselves, is an error. A project file comes with its
 repository, so it may not set decisionModel.url, decisionModel.apiKeyEnv or
 tasks.keepDays.`,
 		Example: `  hangdog config list
@@ -155,7 +157,15 @@ If an environment variable or a nearer layer overrides the key, set says so.`,
   hangdog config set decisionModel.apiKeyEnv OPENAI_API_KEY
   hangdog config set decisionModel.url ""
   hangdog config set --project agreeChecks 3`,
-		Args: cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			// Flags end at the key (see below); --project after the value
+			// still counts.
+			if len(args) == 3 && args[2] == "--project" {
+				project = true
+				return nil
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key, value := args[0], args[1]
 			path, layer, err := configFileToEdit(project)
@@ -169,6 +179,9 @@ If an environment variable or a nearer layer overrides the key, set says so.`,
 		},
 	}
 	cmd.Flags().BoolVar(&project, "project", false, "write the project's .hangdog.yaml instead of the user file")
+	// Flags end at the key, so a negative value (`tasks.keepDays -1`) is a
+	// value to check, not an unknown flag.
+	cmd.Flags().SetInterspersed(false)
 	return cmd
 }
 
@@ -230,30 +243,19 @@ func layerRank(source string) int {
 }
 
 func newConfigPathCmd() *cobra.Command {
-	return &cobra.Command{
+	var all bool
+	cmd := &cobra.Command{
 		Use:   "path",
-		Short: "Print where the user and project config files are",
-		Long: `Print the user config file's path (whether or not it exists yet) and the
-project file that applies in the working directory, or "none".`,
-		Example: `  hangdog config path
-  $EDITOR "$(hangdog config path | awk '$1 == "user" {print $2}')"`,
+		Short: "Print the user config file's path",
+		Long: `Print the user config file's path (whether or not it exists yet), alone on
+one line, so that "$(hangdog config path)" is that path. With --all, print both
+files, labelled: the user file and the project file that applies in the
+working directory, or "none".`,
+		Example: `  $EDITOR "$(hangdog config path)"
+  hangdog config path --all`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			user := settings.UserFile()
-			if user == "" {
-				user = "unknown (set HOME or XDG_CONFIG_HOME)"
-			}
-			project := "none"
-			wd, err := os.Getwd()
-			if err != nil {
-				return fmt.Errorf("find the working directory to look for %s: %w", settings.ProjectFileName, err)
-			}
-			if p, ok := settings.FindProjectFile(wd); ok {
-				project = p
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "user\t%s\nproject\t%s\n", user, project)
-			return tw.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return printConfigPaths(cmd, all) },
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "print the user and the project file, labelled")
+	return cmd
 }

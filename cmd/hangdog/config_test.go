@@ -129,7 +129,7 @@ func TestConfigSetProjectFromANestedDirectory(t *testing.T) {
 	if err != nil || string(data) != "watchdog:\n  agreeChecks: 3\n  action: kill\n" {
 		t.Errorf("project file: %q, %v", data, err)
 	}
-	out, _ := w.mustHangdog("config", "path")
+	out, _ := w.mustHangdog("config", "path", "--all")
 	if want := "user     " + w.userFile + "\nproject  " + project + "\n"; out != want {
 		t.Errorf("path printed:\n%s\nwant:\n%s", out, want)
 	}
@@ -142,9 +142,13 @@ func TestConfigSetProjectFromANestedDirectory(t *testing.T) {
 
 func TestConfigPathWithoutAProjectFile(t *testing.T) {
 	w := newConfigWorld(t)
-	out, _ := w.mustHangdog("config", "path")
+	out, _ := w.mustHangdog("config", "path", "--all")
 	if want := "user     " + w.userFile + "\nproject  none\n"; out != want {
 		t.Errorf("path printed:\n%s\nwant:\n%s", out, want)
+	}
+	// Alone, the user file's path and nothing else, for $(hangdog config path).
+	if out, _ := w.mustHangdog("config", "path"); out != w.userFile+"\n" {
+		t.Errorf("config path printed %q, want %q", out, w.userFile+"\n")
 	}
 }
 

@@ -106,17 +106,24 @@ per line, with the output tail it carries.`,
 func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, emit func(bgtasks.Event) error) error {
 	deadline := time.Now().Add(wait)
 	for {
-		evs, err := reg.Undelivered(consumer)
-		if err != nil {
-			return err
-		}
-		if len(evs) > 0 {
+		// Under the consumer's lock from reading to moving the cursor, so
+		// readers sharing a name do not each deliver the same events.
+		delivered := false
+		err := reg.WithConsumer(consumer, func() error {
+			evs, err := reg.Undelivered(consumer)
+			if err != nil || len(evs) == 0 {
+				return err
+			}
+			delivered = true
 			for _, e := range evs {
 				if err := emit(e); err != nil {
 					return err
 				}
 			}
 			return reg.MarkDelivered(consumer, evs[len(evs)-1].Seq)
+		})
+		if err != nil || delivered {
+			return err
 		}
 		if !time.Now().Before(deadline) {
 			return nil

@@ -61,7 +61,7 @@ pass the same name to keep the cursor across restarts of the harness.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			err = srv.Run(ctx, &mcp.StdioTransport{})
+			err = srv.Run(ctx, &mcpserver.StdioTransport{In: os.Stdin, Out: os.Stdout}) // answers malformed lines, flushes replies at EOF
 			// The client closing stdin, or a signal, is how a session ends.
 			if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 				return nil

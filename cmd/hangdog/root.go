@@ -43,5 +43,7 @@ answered, waited on or killed.`,
 	for _, f := range topLevel {
 		root.AddCommand(f())
 	}
+	root.Version = version()       // --version (cli_edges.go)
+	refuseUnknownSubcommands(root) // `hangdog bg frobnicate` is an error
 	return root
 }

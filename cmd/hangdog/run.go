@@ -131,7 +131,10 @@ type runReport struct {
 	Output             string `json:"output"`
 	OutputBytes        int64  `json:"output_bytes"`
 	OutputDroppedBytes int64  `json:"output_dropped_bytes"`
-	Reason             string `json:"reason,omitempty"`
+	// OutputUnloggedBytes: output the log could not keep (a full disk),
+	// included in OutputBytes and in what the caller got.
+	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
+	Reason              string `json:"reason,omitempty"`
 }
 
 func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
@@ -207,7 +210,7 @@ func (p *runPresenter) finish() error {
 	if !p.f.json {
 		return nil
 	}
-	tail, dropped, err := p.reg.TailOutput(p.link.TaskID, int64(max(p.f.tailBytes, 0)))
+	tail, dropped, err := runOutputTail(p.reg, p.link, int64(max(p.f.tailBytes, 0)))
 	if err != nil {
 		return err
 	}
@@ -245,6 +248,8 @@ func (p *runPresenter) Ended(o taskctl.Outcome) error {
 	p.report.ExitCode = &code
 	p.report.Signal = r.Signal
 	p.report.Reason = r.Reason
+	p.report.OutputUnloggedBytes = r.OutputUnloggedBytes
+	reportUnlogged(os.Stderr, o.TaskID, r)
 	if err := p.finish(); err != nil {
 		return err
 	}

@@ -23,12 +23,12 @@ const module = "github.com/hangdog/hangdog"
 // supervisor, nor tui mcpserver). A package must be listed here: a new one
 // is placed on purpose.
 var layers = [][]string{
-	{"internal/hiddenarg", "internal/binstruct", "internal/termtext", "internal/keys", "internal/rawterm", "internal/tailbuf", "settings/watchdogconf"},
+	{"internal/hiddenarg", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/keys", "internal/rawterm", "internal/tailbuf", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl"},
 	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "mcpserver"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "faults"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the

@@ -121,6 +121,7 @@ func (r *client) Ask(ctx context.Context, st jev.State, qs []jev.Question) ([]je
 	if err != nil {
 		return jev.AbstainAll(qs, r.name, "the request could not be built"), fmt.Errorf("%s: build request: %w", r.name, err)
 	}
+	body = r.scrubBody(body)
 	resp, err := r.post(ctx, body)
 	if err != nil {
 		return jev.AbstainAll(qs, r.name, r.name+" did not answer"), r.scrub(err)
@@ -217,6 +218,16 @@ func (r *client) bodySnippet(data []byte) string {
 		return ""
 	}
 	return ": " + termtext.Clip(jev.Printable(jev.Redact(r.scrubText(s))), 200)
+}
+
+// scrubBody removes the key's own value from what is sent: a command that
+// prints it (env, echo $OPENAI_API_KEY) must not hand it to the model, even
+// in a shape Redact does not know.
+func (r *client) scrubBody(body []byte) []byte {
+	if len(r.key) < 8 { // too short to tell from ordinary text
+		return body
+	}
+	return bytes.ReplaceAll(body, []byte(r.key), []byte(redacted))
 }
 
 func (r *client) scrubText(s string) string {

@@ -20,6 +20,11 @@ const (
 	FrameVerdict  Frame = 'V' // JSON Verdict: the latest check, for status bars
 	FrameEnded    Frame = 'E' // JSON bgtasks.Result
 	FrameFailed   Frame = 'F' // text: the command could not be started
+	// FrameData carries output the log could not take (a full disk): an
+	// 8-byte big-endian count of the bytes the log held before it, then the
+	// bytes. From the log's first failed write on, the log stays the exact
+	// prefix it is and every later byte reaches the caller this way.
+	FrameData Frame = 'O'
 
 	FrameHandover Frame = 'h' // the task (binstruct, see Handover), first frame of every link
 	FrameInput    Frame = 'i' // bytes for the terminal

@@ -1,0 +1,39 @@
+//go:build unix
+
+package settings
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// withFileLock runs fn holding an exclusive flock on the directory of path
+// (made private if missing), so that processes editing the same config file
+// take turns at their read-modify-write instead of each replacing the file
+// with its own edit of an older copy. Locking the directory leaves no lock
+// file behind; the kernel drops the lock if the holder dies.
+func withFileLock(path string, fn func() error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("lock %s for editing: %w", path, err)
+	}
+	defer d.Close()
+	for {
+		err = unix.Flock(int(d.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s for editing: %w", path, err)
+	}
+	defer unix.Flock(int(d.Fd()), unix.LOCK_UN)
+	return fn()
+}
