@@ -9,6 +9,9 @@ import (
 	"github.com/hangdog/hangdog/supervisor"
 )
 
+// hangdogBin is the hangdog binary the tmux tests drive, as users run it.
+var hangdogBin string
+
 // TestMain builds hangdog and its supervisor once, so commands in these tests
 // run under the supervisor users get.
 func TestMain(m *testing.M) {
@@ -24,6 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	supervisor.Executable = testbin.Supervisor(bin)
+	hangdogBin = bin
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

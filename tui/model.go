@@ -132,14 +132,33 @@ func (m *Model) loadSettings() {
 	m.action = st.Watchdog().Action
 }
 
+// setPrompt sets the prompt for what is running and sizes the input to the
+// terminal: a long directory is cut from the left, so a narrow terminal
+// still has room to see what is typed.
 func (m *Model) setPrompt() {
 	if m.fg != nil {
 		m.input.Prompt = stylePrompt.Render("» ")
 		m.input.Placeholder = "input for the command · /bg-detach or Ctrl+B to background it · Ctrl+C to interrupt"
-		return
+	} else {
+		m.input.Prompt = styleMuted.Render(clipLeft(shortDir(m.cwd), max(m.width/3, 4))) + stylePrompt.Render(" ❯ ")
+		m.input.Placeholder = "a command, or /help"
 	}
-	m.input.Prompt = styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ")
-	m.input.Placeholder = "a command, or /help"
+	// One column for the cursor, one left unused for the terminal.
+	m.input.Width = max(m.width-lipglossWidth(m.input.Prompt)-2, 1)
+}
+
+// clipLeft keeps the last n columns of s, starting a cut with "…".
+func clipLeft(s string, n int) string {
+	if frameWidth(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	for i := range rs {
+		if t := "…" + string(rs[i:]); frameWidth(t) <= n {
+			return t
+		}
+	}
+	return "…"
 }
 
 func shortDir(dir string) string {
@@ -201,7 +220,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		resized := m.sized && (msg.Width != m.width || msg.Height != m.height)
 		m.width, m.height, m.sized = msg.Width, msg.Height, true
-		m.input.Width = max(m.width-lipglossWidth(m.input.Prompt)-1, 10)
+		m.setPrompt()
 		if m.fg != nil {
 			m.fg.link.Resize(uint16(m.height), uint16(m.width))
 		}
@@ -629,10 +648,16 @@ func (m *Model) scrollbackHeight() int {
 	return max(h, 1)
 }
 
+// View is every frame the shell draws, passed through fitFrame so that no
+// view can draw wider or taller than the terminal or lose its status bar.
 func (m *Model) View() string {
 	if m.quitting {
 		return ""
 	}
+	return fitFrame(m.render(), max(m.width, 1), max(m.height, 1))
+}
+
+func (m *Model) render() string {
 	switch m.view {
 	case viewTasks:
 		return m.tasks.view(m.width, m.height, m.statusBar(time.Now()))

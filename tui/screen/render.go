@@ -37,7 +37,11 @@ func (s *Screen) Render(o RenderOptions) ([]string, int) {
 	var spans [][2]int
 	for abs := lastAbs; abs >= stop && len(rev) < want; abs-- {
 		ln := s.at(abs)
-		spans = wrap(ln.cells, o.Width, spans[:0])
+		w := o.Width
+		if ln.joined && w > 2 {
+			w-- // the last column is left unused where terminals disagree
+		}
+		spans = wrap(ln.cells, w, spans[:0])
 		for k := len(spans) - 1; k >= 0 && len(rev) < want; k-- {
 			rev = append(rev, s.drawRow(ln, spans[k][0], spans[k][1], o.Width, o.NoColor))
 		}

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/hangdog/hangdog/settings"
 )
@@ -232,14 +233,31 @@ func (m *Model) save() {
 	}
 }
 
+// Under NO_COLOR the colours are dropped here and the attributes kept:
+// lipgloss's no-colour profile would drop both.
+var noColor = os.Getenv("NO_COLOR") != ""
+
+func init() {
+	if noColor {
+		lipgloss.SetColorProfile(termenv.ANSI)
+	}
+}
+
+func adaptive(light, dark string) lipgloss.TerminalColor {
+	if noColor {
+		return lipgloss.NoColor{}
+	}
+	return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+}
+
 var (
-	styleTitle  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#7AA2F7"})
+	styleTitle  = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#1D4ED8", "#7AA2F7"))
 	styleHeader = lipgloss.NewStyle().Bold(true).Underline(true)
 	styleSel    = lipgloss.NewStyle().Reverse(true)
-	styleBad    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B91C1C", Dark: "#F7768E"})
-	styleDirty  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B45309", Dark: "#E0AF68"})
-	styleMuted  = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#6B7280", Dark: "#737AA2"})
-	styleOK     = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#15803D", Dark: "#9ECE6A"})
+	styleBad    = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#B91C1C", "#F7768E"))
+	styleDirty  = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#B45309", "#E0AF68"))
+	styleMuted  = lipgloss.NewStyle().Foreground(adaptive("#6B7280", "#737AA2")).Faint(noColor)
+	styleOK     = lipgloss.NewStyle().Foreground(adaptive("#15803D", "#9ECE6A"))
 )
 
 func sourceText(e settings.Entry) string {
