@@ -99,6 +99,7 @@ func New(opts Options) (*Model, error) {
 	}
 	m.input = textinput.New()
 	m.input.Cursor.SetMode(cursor.CursorStatic)
+	m.input.PlaceholderStyle = styleMuted // its default is a colour even under NO_COLOR
 	// Ctrl+B detaches and Ctrl+D ends input; neither edits the line here.
 	m.input.KeyMap.CharacterBackward = key.NewBinding(key.WithKeys("left"))
 	m.input.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())

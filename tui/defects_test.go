@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The tests here drive the real shell in tmux, one per defect of issue 17.
+
+// TestStatusBarShortensByPriority: at any width the bar ends in /help, is
+// never cut inside a field, and marks what it left out with "…".
+func TestStatusBarShortensByPriority(t *testing.T) {
+	for _, w := range []int{120, 60, 40} {
+		p := startPane(t, w, 12)
+		p.idle()
+		p.typeLine("echo running-$((1+1)); sleep 30")
+		rows := p.waitFor("running-2")
+		rows = p.wait("the running command in the bar", func(rows []string) bool { return strings.Contains(bar(rows), "▶") })
+		b := strings.TrimRight(bar(rows), " ")
+		if !strings.HasSuffix(b, "/help") {
+			t.Fatalf("%d columns: the bar does not end in /help: %q", w, b)
+		}
+		if frameWidth(bar(rows)) > w-1 {
+			t.Fatalf("%d columns: the bar uses the last column: %q", w, bar(rows))
+		}
+		// Every field is whole or absent.
+		for _, field := range []*regexp.Regexp{
+			regexp.MustCompile(`action: ?\S*`), regexp.MustCompile(`bg: ?\S*( \S+)?`), regexp.MustCompile(`watchdog: ?\S*`),
+		} {
+			if m := field.FindString(b); m != "" && !regexp.MustCompile(`^(action: background|bg: 0( running)?|watchdog: 1)`).MatchString(m) {
+				t.Fatalf("%d columns: a field is cut: %q in %q", w, m, b)
+			}
+		}
+		if w == 120 && !strings.Contains(b, "action: background") {
+			t.Fatalf("120 columns: the bar left out a field it has room for: %q", b)
+		}
+		if w < 120 && strings.Contains(b, "action: background") == strings.Contains(b, "…") {
+			t.Fatalf("%d columns: a field left out must leave …: %q", w, b)
+		}
+		p.keys("C-c")
+		p.idle()
+	}
+}
+
+// TestNoColorKeepsReverseVideo: under NO_COLOR the bar has no colour but is
+// still drawn in reverse video, so it does not read as output.
+func TestNoColorKeepsReverseVideo(t *testing.T) {
+	p := startPane(t, 80, 10, "NO_COLOR=1")
+	p.idle()
+	rows := p.captureEscapes()
+	last := rows[len(rows)-1]
+	if !strings.Contains(last, "\x1b[7m") {
+		t.Fatalf("the bar under NO_COLOR has no reverse video: %q", last)
+	}
+	for _, sgr := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(strings.Join(rows, "\n"), -1) {
+		for _, param := range strings.Split(sgr[1], ";") {
+			// 39 and 49 are the default colours: no colour at all.
+			if param != "39" && param != "49" && regexp.MustCompile(`^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$`).MatchString(param) {
+				t.Fatalf("a colour (%q) under NO_COLOR:\n%q", sgr[0], strings.Join(rows, "\n"))
+			}
+		}
+	}
+}
