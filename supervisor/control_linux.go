@@ -53,6 +53,9 @@ type Status struct {
 	Mode        bgtasks.Mode `json:"mode"`
 	PID         int          `json:"pid"`
 	OutputBytes int64        `json:"output_bytes"`
+	// EchoOff says the task's terminal does not echo input right now (a
+	// password prompt, read -s): a front end then hides what is typed too.
+	EchoOff bool `json:"echo_off,omitempty"`
 }
 
 func (s *supervisor) listen() (net.Listener, error) {
@@ -134,6 +137,7 @@ func (s *supervisor) handle(req request) reply {
 		s.mu.Lock()
 		st := &Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
 		s.mu.Unlock()
+		st.EchoOff = s.echoOff()
 		return reply{OK: true, Status: st}
 	case "detach":
 		d, err := s.detach(req.Reason)
@@ -240,4 +244,19 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	}
 	s.linkMu.Unlock()
 	return d, nil
+}
+
+// echoOff reads the terminal mode the program set: on Linux the master's
+// TCGETS reports the slave's settings, which is what the program changes.
+func (s *supervisor) echoOff() bool {
+	if s.master == nil {
+		return false
+	}
+	off := false
+	withFd(s.master, func(fd int) {
+		if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+			off = t.Lflag&unix.ECHO == 0
+		}
+	})
+	return off
 }

@@ -62,3 +62,30 @@ func TestNoColorKeepsReverseVideo(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenInputIsMasked: while the command's terminal has echo off (read
+// -s), what is typed is shown as dots, and the answer still reaches it.
+func TestHiddenInputIsMasked(t *testing.T) {
+	p := startPane(t, 80, 12)
+	p.idle()
+	p.typeLine(`read -s -p 'Pass''word: ' pw; echo; echo "got ${#pw} chars"; read -p 'Na''me: ' n; echo "hi $n"`)
+	p.waitFor("Password:", "hidden input")
+	p.typeText("hunter2")
+	rows := p.waitFor("•••••••")
+	if strings.Contains(strings.Join(rows, "\n"), "hunter2") {
+		t.Fatalf("hidden input shown:\n%s", strings.Join(rows, "\n"))
+	}
+	p.keys("Enter")
+	p.waitFor("got 7 chars", "Name:")
+	// Echo is back on: what is typed shows again.
+	rows = p.wait("visible input again", func(rows []string) bool {
+		return !strings.Contains(strings.Join(rows, "\n"), "hidden")
+	})
+	p.typeText("world")
+	rows = p.waitFor("» world")
+	p.keys("Enter")
+	rows = p.waitFor("hi world")
+	if strings.Contains(strings.Join(rows, "\n"), "hunter2") {
+		t.Fatalf("hidden input shown:\n%s", strings.Join(rows, "\n"))
+	}
+}

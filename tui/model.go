@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/supervisor"
 	"github.com/hangdog/hangdog/tui/screen"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
@@ -53,6 +54,7 @@ type Model struct {
 	lastCtrlC   time.Time
 	quitArmed   bool
 
+	echoOff   bool   // the running command's terminal does not echo input
 	notice    string // one line above the prompt
 	bgRunning int
 	bgNew     int // background tasks that ended since /bg was last opened
@@ -137,9 +139,18 @@ func (m *Model) loadSettings() {
 // terminal: a long directory is cut from the left, so a narrow terminal
 // still has room to see what is typed.
 func (m *Model) setPrompt() {
+	m.input.EchoMode = textinput.EchoNormal
 	if m.fg != nil {
 		m.input.Prompt = stylePrompt.Render("» ")
 		m.input.Placeholder = "input for the command · /bg-detach or Ctrl+B to background it · Ctrl+C to interrupt"
+		if m.echoOff {
+			// The command's terminal does not echo (a password prompt):
+			// neither does the shell. Slash commands are still read.
+			m.input.EchoMode = textinput.EchoPassword
+			m.input.EchoCharacter = '•'
+			m.input.Prompt = stylePrompt.Render("» ") + styleMuted.Render("(hidden) ")
+			m.input.Placeholder = "hidden input: the command turned echo off"
+		}
 	} else {
 		m.input.Prompt = styleMuted.Render(clipLeft(shortDir(m.cwd), max(m.width/3, 4))) + stylePrompt.Render(" ❯ ")
 		m.input.Placeholder = "a command, or /help"
@@ -267,6 +278,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case fullscreenDoneMsg:
 		return m, m.fullscreenDone(msg)
+	case echoMsg:
+		if msg.fg != m.fg {
+			return m, nil // that command is over; so is its polling
+		}
+		if msg.off != m.echoOff {
+			m.echoOff = msg.off
+			m.setPrompt()
+		}
+		return m, m.pollEcho(msg.fg, echoPoll)
 	case settingsview.ClosedMsg:
 		m.view = viewShell
 		m.loadSettings()
@@ -308,6 +328,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) handleMail(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case startedMsg:
+		return m.pollEcho(msg.fg, 0)
 	case warningMsg:
 		if msg.fg == m.fg {
 			m.verdict = VerdictMsg{Status: "warning"}
@@ -383,6 +404,7 @@ func (m *Model) finished(msg finishedMsg) {
 	}
 	if m.fg == f {
 		m.fg = nil
+		m.echoOff = false
 		m.verdict = VerdictMsg{}
 		m.quitArmed = false
 		m.setPrompt()
@@ -418,6 +440,35 @@ func (m *Model) setNotice(text string, bad bool) {
 	} else {
 		m.notice = styleOK.Render(text)
 	}
+}
+
+// echoPoll is how often the shell asks whether the running command's
+// terminal echoes: often enough that a password prompt is masked before the
+// first key of the answer.
+const echoPoll = 100 * time.Millisecond
+
+type echoMsg struct {
+	fg  *foreground
+	off bool
+}
+
+// pollEcho asks the command's supervisor, after wait, whether its terminal
+// has echo off. The supervisor holds the PTY; the shell only sees bytes.
+func (m *Model) pollEcho(f *foreground, wait time.Duration) tea.Cmd {
+	reg := m.reg
+	return tea.Tick(wait, func(time.Time) tea.Msg {
+		msg := echoMsg{fg: f}
+		t, err := reg.Get(f.id)
+		if err != nil {
+			return msg
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if st, err := supervisor.TaskStatus(ctx, t); err == nil {
+			msg.off = st.EchoOff
+		}
+		return msg
+	})
 }
 
 // keyName names a key for a switch. Typed text arrives in chunks whose
