@@ -89,3 +89,33 @@ func TestHiddenInputIsMasked(t *testing.T) {
 		t.Fatalf("hidden input shown:\n%s", strings.Join(rows, "\n"))
 	}
 }
+
+// TestLogViewKillAsks: x in a task's log view asks y/n, as /bg does; n
+// keeps the task, y kills it.
+func TestLogViewKillAsks(t *testing.T) {
+	p := startPane(t, 100, 16)
+	p.idle()
+	p.typeLine("echo log-$((2+3)); sleep 120")
+	p.waitFor("log-5")
+	p.keys("C-b")
+	p.idle()
+	p.typeLine("/logs t1")
+	p.waitFor("t1 · echo", "log-5")
+	p.typeText("x")
+	p.waitFor("kill t1 and everything it started? y/n")
+	if st := p.taskState("t1"); st != "running" {
+		t.Fatalf("x killed t1 without asking: %s", st)
+	}
+	p.typeText("n")
+	p.wait("the question gone", func(rows []string) bool { return !strings.Contains(strings.Join(rows, "\n"), "y/n") })
+	if st := p.taskState("t1"); st != "running" {
+		t.Fatalf("n killed t1: %s", st)
+	}
+	p.typeText("x")
+	p.waitFor("y/n")
+	p.typeText("y")
+	p.waitFor("sleep 120 · killed")
+	if st := p.taskState("t1"); st != "killed" {
+		t.Fatalf("y left t1 %s", st)
+	}
+}

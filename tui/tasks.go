@@ -154,16 +154,17 @@ func (m *Model) tasksKey(k tea.KeyMsg) tea.Cmd {
 
 // logView follows a file: a task's output or the debug log.
 type logView struct {
-	title  string
-	taskID string
-	path   string
-	scr    *screen.Screen
-	offset int64
-	scroll int
-	state  string
-	err    string
-	back   viewKind
-	gen    int // which opening of the view a read belongs to
+	title   string
+	taskID  string
+	path    string
+	scr     *screen.Screen
+	offset  int64
+	scroll  int
+	state   string
+	err     string
+	back    viewKind
+	gen     int  // which opening of the view a read belongs to
+	confirm bool // x was pressed: kill once y confirms, as in /bg
 }
 
 type logChunkMsg struct {
@@ -270,7 +271,10 @@ func (v *logView) view(width, height int, bar string) string {
 	rows, scroll := v.scr.Render(screen.RenderOptions{Width: max(width, 1), Height: max(height-3, 1), Scroll: v.scroll, NoColor: noColor})
 	v.scroll = scroll
 	foot := ""
-	if v.err != "" {
+	switch {
+	case v.confirm:
+		foot = styleWarn.Render("kill " + v.taskID + " and everything it started? y/n")
+	case v.err != "":
 		foot = styleBad.Render(clip(oneLine(v.err), width))
 	}
 	return head + "\n" + strings.Join(rows, "\n") + "\n" + foot + "\n" + bar
@@ -279,6 +283,14 @@ func (v *logView) view(width, height int, bar string) string {
 func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 	v := &m.logv
 	page := max(m.height-4, 1)
+	if v.confirm {
+		// Any key but y keeps the task, as in /bg.
+		v.confirm = false
+		if keyName(k) == "y" {
+			return m.kill(v.taskID)
+		}
+		return nil
+	}
 	switch keyName(k) {
 	case "esc", "q", "ctrl+c":
 		m.view = v.back
@@ -308,7 +320,7 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case "x":
 		if v.taskID != "" {
-			return m.kill(v.taskID)
+			v.confirm = true
 		}
 	}
 	return nil

@@ -184,3 +184,16 @@ func (p *pane) checkFrame(rows []string, what string) {
 		p.t.Fatalf("%s: the last row is not the status bar: %q\n%s", what, bar(rows), strings.Join(rows, "\n"))
 	}
 }
+
+// taskState is a task's state as `hangdog bg ls` reports it.
+func (p *pane) taskState(id string) string {
+	out, _ := p.hangdog("bg", "ls", "--json", "--all")
+	var tasks []struct{ ID, State string }
+	json.Unmarshal([]byte(out), &tasks)
+	for _, task := range tasks {
+		if task.ID == id {
+			return task.State
+		}
+	}
+	return "absent"
+}
