@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
 
@@ -42,6 +43,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		sm, _ := m.settings.Update(tea.WindowSizeMsg{Width: m.width, Height: m.height})
 		m.settings = sm.(settingsview.Model)
 		m.view = viewSettings
+	case "/events":
+		return m.listEvents()
 	case "/log":
 		return m.openDebugLog()
 	case "/clear":
@@ -70,4 +73,55 @@ func (m *Model) help() {
 		m.out.line(fmt.Sprintf("  %-22s %s", k[0], styleMuted.Render(k[1])))
 	}
 	m.out.line(styleMuted.Render("  while a command runs, a line not starting with / is typed into it"))
+}
+
+// eventsShown is how many of the newest events /events lists.
+const eventsShown = 50
+
+type eventsMsg struct {
+	events []bgtasks.Event
+	err    error
+}
+
+// listEvents reads the home's event log, which every hangdog process
+// appends to, so /events shows what happened before this shell started too.
+func (m *Model) listEvents() tea.Cmd {
+	reg := m.reg
+	return func() tea.Msg {
+		evs, err := reg.Events(0)
+		return eventsMsg{events: evs, err: err}
+	}
+}
+
+func (m *Model) showEvents(msg eventsMsg) {
+	if msg.err != nil {
+		m.setNotice("events: "+msg.err.Error(), true)
+		return
+	}
+	evs := msg.events
+	if len(evs) > eventsShown {
+		evs = evs[len(evs)-eventsShown:]
+	}
+	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d of %d", len(evs), len(msg.events))))
+	if len(evs) == 0 {
+		m.out.line(styleMuted.Render("  none yet: a background task that ends, is detached or warns shows up here"))
+	}
+	for _, e := range evs {
+		when := styleMuted.Render(e.Time.Local().Format("15:04:05") + "  ")
+		switch e.Kind {
+		case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
+			text, bad := eventText(e)
+			if bad {
+				m.out.line(when + styleBad.Render(text))
+			} else {
+				m.out.line(when + styleOK.Render(text))
+			}
+		default:
+			text := e.TaskID + " " + e.Kind
+			if e.Reason != "" {
+				text += ": " + clip(oneLine(e.Reason), 80)
+			}
+			m.out.line(when + styleWarn.Render(text) + styleMuted.Render("  "+clip(oneLine(e.Command), 60)))
+		}
+	}
 }

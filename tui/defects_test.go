@@ -119,3 +119,48 @@ func TestLogViewKillAsks(t *testing.T) {
 		t.Fatalf("y left t1 %s", st)
 	}
 }
+
+// TestNoticesStayInTheScrollback: a background task that ends while the
+// person works leaves its notice in the scrollback, after the next command
+// too, and /events lists it; kills are worded as such, never "killed 0".
+func TestNoticesStayInTheScrollback(t *testing.T) {
+	p := startPane(t, 120, 30)
+	p.idle()
+	p.typeLine("echo a-$((1+1)); sleep 1; echo done")
+	p.waitFor("a-2")
+	p.keys("C-b")
+	p.idle()
+	// t2 catches SIGTERM and exits 0; t3 dies of it.
+	p.typeLine("trap 'exit 0' TERM; echo b-$((1+2)); sleep 100 & wait")
+	p.waitFor("b-3")
+	p.keys("C-b")
+	p.idle()
+	p.typeLine("echo c-$((1+3)); sleep 100")
+	p.waitFor("c-4")
+	p.keys("C-b")
+	p.idle()
+	p.waitFor("t1 exited 0 after")
+	p.typeLine("/kill t2")
+	p.waitFor("t2 killed, exited 0 after")
+	p.typeLine("/kill t3")
+	p.waitFor("t3 killed by SIGTERM after")
+	// The notices outlive the next command.
+	p.typeLine("echo d-$((1+4)); sleep 1; echo e-$((1+5))")
+	p.waitFor("d-5")
+	p.waitFor("e-6")
+	p.idle()
+	p.typeLine("echo next-$((2*4))")
+	rows := p.waitFor("next-8")
+	all := strings.Join(rows, "\n")
+	for _, want := range []string{"· t1 exited 0 after", "· t2 killed, exited 0 after", "· t3 killed by SIGTERM after"} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("the notice %q is gone from the scrollback:\n%s", want, all)
+		}
+	}
+	if regexp.MustCompile(`killed \d`).MatchString(all) {
+		t.Fatalf("a kill worded as an exit code:\n%s", all)
+	}
+	p.typeLine("/clear")
+	p.typeLine("/events")
+	rows = p.waitFor("events", "t1 exited 0 after", "t2 killed, exited 0", "t3 killed by SIGTERM", "t1 detached")
+}

@@ -54,8 +54,9 @@ type Model struct {
 	lastCtrlC   time.Time
 	quitArmed   bool
 
-	echoOff   bool   // the running command's terminal does not echo input
-	notice    string // one line above the prompt
+	echoOff   bool     // the running command's terminal does not echo input
+	held      []string // background notices waiting for the foreground command to end
+	notice    string   // one line above the prompt
 	bgRunning int
 	bgNew     int // background tasks that ended since /bg was last opened
 	taskIDs   []string
@@ -278,6 +279,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case fullscreenDoneMsg:
 		return m, m.fullscreenDone(msg)
+	case eventsMsg:
+		m.showEvents(msg)
+		return m, nil
 	case echoMsg:
 		if msg.fg != m.fg {
 			return m, nil // that command is over; so is its polling
@@ -395,13 +399,15 @@ func (m *Model) finished(msg finishedMsg) {
 		m.out.freshLine()
 		switch {
 		case r.State == bgtasks.Killed:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, oneLine(r.Reason))))
-		case r.Signal != "":
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s", r.Signal, elapsed)))
-		case r.ExitCode != 0:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ exit %d", r.ExitCode)) + styleMuted.Render(" after "+elapsed.String()))
+			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s: %s", resultWords(r), elapsed, oneLine(r.Reason))))
+		case r.Signal != "" || r.ExitCode != 0:
+			m.out.line(styleBad.Render("✗ "+resultWords(r)) + styleMuted.Render(" after "+elapsed.String()))
 		}
 	}
+	for _, line := range m.held {
+		m.out.line(line)
+	}
+	m.held = nil
 	if m.fg == f {
 		m.fg = nil
 		m.echoOff = false
@@ -411,7 +417,10 @@ func (m *Model) finished(msg finishedMsg) {
 	}
 }
 
-// backgroundEvent shows a one-line notice when a background task ends.
+// backgroundEvent reports a background task's end: as a notice above the
+// prompt and as a line in the scrollback, which keeps it after the next
+// command. A line arriving while a command writes to the scrollback waits
+// for that command to end, so it never splits the command's output.
 func (m *Model) backgroundEvent(e bgtasks.Event) {
 	switch e.Kind {
 	case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
@@ -422,15 +431,49 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 		return // its end is already in the scrollback
 	}
 	m.bgNew++
-	how := e.Kind
-	if e.ExitCode != nil {
-		how = fmt.Sprintf("%s %d", e.Kind, *e.ExitCode)
+	text, bad := eventText(e)
+	m.setNotice(text, bad)
+	line := styleOK.Render("· " + text)
+	if bad {
+		line = styleBad.Render("· " + text)
 	}
-	if e.Signal != "" {
-		how = e.Kind + " by " + e.Signal
+	if m.fg != nil {
+		m.held = append(m.held, line)
+		return
 	}
+	m.out.line(line)
+}
+
+// eventText is how the shell words a task's end, and whether it is bad news.
+func eventText(e bgtasks.Event) (string, bool) {
+	how := endWords(e.Kind, e.ExitCode, e.Signal)
 	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, roundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(oneLine(e.Command), 60))
-	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
+	return text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0) || e.Signal != ""
+}
+
+// endWords words how a task ended, the same way everywhere in the shell:
+// "exited 0", "killed by SIGTERM", "killed, exited 0" (it caught the signal
+// and exited), "ended by SIGSEGV", "lost".
+func endWords(kind string, code *int, signal string) string {
+	switch {
+	case kind == bgtasks.EventKilled && signal != "":
+		return "killed by " + signal
+	case kind == bgtasks.EventKilled && code != nil:
+		return fmt.Sprintf("killed, exited %d", *code)
+	case kind == bgtasks.EventKilled:
+		return "killed"
+	case signal != "":
+		return "ended by " + signal
+	case code != nil:
+		return fmt.Sprintf("exited %d", *code)
+	}
+	return kind
+}
+
+// resultWords is endWords for a result.
+func resultWords(r *bgtasks.Result) string {
+	code := r.ExitCode
+	return endWords(string(r.State), &code, r.Signal)
 }
 
 func (m *Model) setNotice(text string, bad bool) {

@@ -79,7 +79,7 @@ func (v *tasksView) view(width, height int, bar string) string {
 		}
 		state := string(t.State())
 		if t.Result != nil && t.Result.State == bgtasks.Exited {
-			state = fmt.Sprintf("exit %d", t.Result.ExitCode)
+			state = resultWords(t.Result)
 		}
 		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), oneLine(t.Command))
 		line = clip(line, max(width-2, 10))
@@ -343,7 +343,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		if err != nil {
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
 		}
-		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)}
+		return noticeMsg{text: fmt.Sprintf("%s %s after %s", id, resultWords(&res), roundDuration(res.Ended.Sub(t.Started)))}
 	}
 }
 
