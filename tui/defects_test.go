@@ -164,3 +164,37 @@ func TestNoticesStayInTheScrollback(t *testing.T) {
 	p.typeLine("/events")
 	rows = p.waitFor("events", "t1 exited 0 after", "t2 killed, exited 0", "t3 killed by SIGTERM", "t1 detached")
 }
+
+// TestTerminalRestoredAfterFullScreen: top (which draws without the
+// alternate screen), Ctrl+B out of it, and /quit leave neither top's frame
+// nor its modes behind, in the shell or on the screen the person returns to.
+func TestTerminalRestoredAfterFullScreen(t *testing.T) {
+	p := startPane(t, 100, 24)
+	p.idle()
+	noTop := func(what string, rows []string) {
+		t.Helper()
+		if all := strings.Join(rows, "\n"); strings.Contains(all, "load average") || strings.Contains(all, "PID USER") {
+			t.Fatalf("%s: top's frame is still on screen:\n%s", what, all)
+		}
+	}
+	p.typeLine("top -d 0.2")
+	p.waitFor("load average")
+	p.typeText("q")
+	noTop("after q", p.idle())
+	p.typeLine("top -d 0.2")
+	p.waitFor("load average")
+	p.keys("C-b")
+	rows := p.waitFor("is in the background")
+	rows = p.idle()
+	noTop("after Ctrl+B", rows)
+	p.typeLine("/quit")
+	rows = p.waitFor("HANGDOG-EXITED-0")
+	noTop("after /quit", rows)
+	if strings.TrimSpace(rows[0]) != "HANGDOG-EXITED-0" {
+		t.Fatalf("after /quit the screen is not the one the shell started on:\n%s", strings.Join(rows, "\n"))
+	}
+	modes := strings.TrimSpace(p.tmux("display", "-p", "-t", "0", "alt=#{alternate_on} cursor=#{cursor_flag} keys=#{keypad_cursor_flag} y=#{cursor_y}"))
+	if modes != "alt=0 cursor=1 keys=0 y=1" {
+		t.Fatalf("terminal modes after /quit: %s", modes)
+	}
+}
