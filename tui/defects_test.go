@@ -198,3 +198,35 @@ func TestTerminalRestoredAfterFullScreen(t *testing.T) {
 		t.Fatalf("terminal modes after /quit: %s", modes)
 	}
 }
+
+// TestSettingsAtSixtyColumns: the table keeps SOURCE and ALLOWED at 60
+// columns, and correcting a refused value clears the refusal at once.
+func TestSettingsAtSixtyColumns(t *testing.T) {
+	p := startPane(t, 60, 20)
+	p.idle()
+	p.typeLine("/settings")
+	rows := p.waitFor("hangdog settings", "SOURCE", "ALLOWED")
+	p.checkFrame(rows, "/settings")
+	for _, r := range rows {
+		if strings.Contains(r, "watchdog.enabled ") && !(strings.Contains(r, "default") && strings.Contains(r, "true or")) {
+			t.Fatalf("a row without its source or what it allows: %q", r)
+		}
+	}
+	for range 3 { // watchdog.confidence
+		p.keys("Down")
+	}
+	p.waitFor("▶ watchdog.confidence")
+	p.keys("C-u")
+	p.typeText("1.7")
+	p.waitFor("1.7 ✗")
+	p.keys("C-s")
+	p.waitFor("not saved: watchdog.confidence 1.7")
+	p.keys("BSpace", "BSpace", "BSpace")
+	p.typeText("0.7")
+	p.wait("the refusal gone", func(rows []string) bool {
+		all := strings.Join(rows, "\n")
+		return strings.Contains(all, "0.7 *") && !strings.Contains(all, "not saved")
+	})
+	p.keys("C-s")
+	p.waitFor("saved 1 change(s)")
+}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hangdog/hangdog/tui/internal/frame"
 )
 
 // VerdictMsg is the watchdog's latest verdict on the running command. The
@@ -188,15 +190,7 @@ func formatAge(d time.Duration) string {
 
 // clip cuts s to at most n terminal columns as fitLine counts them, ending a
 // cut with "…".
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if frameWidth(s) <= n {
-		return s
-	}
-	return fitLine(s, n-1) + "…"
-}
+func clip(s string, n int) string { return frame.Clip(s, n) }
 
 // oneLine makes untrusted text safe for a single line of the UI: control
 // characters (escape sequences included) become spaces or are dropped.
