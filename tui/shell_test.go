@@ -308,6 +308,8 @@ func TestTasksViewFollowsALogAndKills(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitFor(t, tm, "t1 · echo logline", "logline-42")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
+	waitFor(t, tm, "y/n") // asks first, as /bg does
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	waitFor(t, tm, "killed") // the header follows the task's state
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	waitFor(t, tm, "background tasks", "killed")
