@@ -62,6 +62,10 @@ type Model struct {
 	taskIDs   []string
 	own       map[string]bool // ran here in the foreground and not detached
 
+	find     *find     // Ctrl+F: searching the scrollback
+	hfind    *histFind // Ctrl+R: searching the history
+	helpOpen bool      // /help's overlay is up
+
 	view     viewKind
 	tasks    tasksView
 	logv     logView
@@ -188,7 +192,9 @@ func shortDir(dir string) string {
 
 func (m *Model) Init() tea.Cmd {
 	go m.followEvents()
-	return tea.Batch(m.mail.next(time.Time{}), tick(), m.pollBackground())
+	// The wheel scrolls the output; Shift still selects text in most
+	// terminals while the mouse is reported.
+	return tea.Batch(m.mail.next(time.Time{}), tick(), m.pollBackground(), tea.EnableMouseCellMotion)
 }
 
 func tick() tea.Cmd {
@@ -310,6 +316,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, cmd
 		}
 		return m, m.shellKey(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
 	case tasksListMsg:
 		m.tasks.update(msg)
 		return m, nil
@@ -375,7 +383,9 @@ func (m *Model) fullscreenDone(msg fullscreenDoneMsg) tea.Cmd {
 	if m.fg == msg.x.fg {
 		m.fg.link.Resize(uint16(m.height), uint16(m.width))
 	}
-	return nil
+	// bubbletea turns mouse reporting off for the hand-over and does not
+	// turn it back on.
+	return tea.EnableMouseCellMotion
 }
 
 // finished reports how the foreground command ended and gives the prompt back.
@@ -536,6 +546,18 @@ func roundDuration(d time.Duration) time.Duration {
 
 // shellKey handles a key on the shell's own screen.
 func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case m.helpOpen:
+		// Any key closes the overlay; Esc and q do nothing else.
+		m.helpOpen = false
+		if s := k.String(); s == "esc" || s == "enter" {
+			return nil
+		}
+	case m.find != nil:
+		return m.findKey(k)
+	case m.hfind != nil:
+		return m.histFindKey(k)
+	}
 	if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
 		// Typed text, even the word "up" arriving as one chunk, is text.
 		var cmd tea.Cmd
@@ -566,7 +588,7 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 		m.scroll = 0
 		return nil
 	case "tab":
-		line, candidates := complete(m.input.Value(), m.taskIDs)
+		line, candidates := completeLine(m.input.Value(), m.taskIDs, m.cwd)
 		m.input.SetValue(line)
 		m.input.CursorEnd()
 		if len(candidates) > 0 {
@@ -585,12 +607,19 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 			m.input.CursorEnd()
 		}
 		return nil
-	case "pgup":
-		m.scroll += max(m.scrollbackHeight()-1, 1)
+	case "ctrl+f":
+		m.openFind()
 		return nil
-	case "pgdown":
-		m.scroll = max(0, m.scroll-max(m.scrollbackHeight()-1, 1))
+	case "ctrl+r":
+		m.openHistFind()
 		return nil
+	case "pgup", "pgdown":
+		return m.scrollKey(k.String())
+	case "home", "end":
+		// On an empty prompt they scroll; on a line they move the cursor.
+		if m.input.Value() == "" {
+			return m.scrollKey(k.String())
+		}
 	case "esc":
 		m.scroll = 0
 		m.notice = ""
@@ -599,6 +628,57 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return cmd
+}
+
+// wheelStep is how many rows a mouse-wheel notch scrolls.
+const wheelStep = 3
+
+// scrollKey scrolls the shell's output: a page, a wheel notch, to the oldest
+// line kept (home) or back to the newest (end).
+func (m *Model) scrollKey(key string) tea.Cmd {
+	page := max(m.scrollbackHeight()-1, 1)
+	switch key {
+	case "pgup":
+		m.scroll += page
+	case "pgdown":
+		m.scroll = max(0, m.scroll-page)
+	case "wheelup":
+		m.scroll += wheelStep
+	case "wheeldown":
+		m.scroll = max(0, m.scroll-wheelStep)
+	case "home":
+		m.scroll = 1 << 30 // Render clamps it to the history it has
+	case "end":
+		m.scroll = 0
+	}
+	return nil
+}
+
+// mouse handles the wheel; clicks are left alone.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	dir := ""
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		dir = "wheelup"
+	case tea.MouseButtonWheelDown:
+		dir = "wheeldown"
+	default:
+		return nil
+	}
+	switch m.view {
+	case viewShell:
+		return m.scrollKey(dir)
+	case viewLog:
+		if dir == "wheelup" {
+			m.logv.scroll += wheelStep
+		} else {
+			m.logv.scroll = max(0, m.logv.scroll-wheelStep)
+		}
+	}
+	return nil
 }
 
 // submit acts on an entered line: a slash command, input for the running
@@ -703,6 +783,7 @@ func (m *Model) interrupt() tea.Cmd {
 	}
 	m.lastCtrlC = now
 	m.fg.link.Input([]byte{0x03})
+	m.setNotice("interrupted "+m.fg.id+" · Ctrl+C again within a second kills it", false)
 	return nil
 }
 
@@ -762,8 +843,15 @@ func (m *Model) render() string {
 		return m.settings.View()
 	}
 	h := m.scrollbackHeight()
-	rows, scroll := m.out.render(screen.RenderOptions{Width: max(m.width, 1), Height: h, Scroll: m.scroll, NoColor: noColor})
+	ro := screen.RenderOptions{Width: max(m.width, 1), Height: h, Scroll: m.scroll, NoColor: noColor}
+	if m.find != nil && m.find.found {
+		ro.Find, ro.Current = m.find.input.Value(), m.find.match
+	}
+	rows, scroll := m.out.render(ro)
 	m.scroll = scroll
+	if m.helpOpen {
+		rows = overlay(rows, m.helpBox(), m.width)
+	}
 	var b strings.Builder
 	for _, r := range rows {
 		b.WriteString(r)
@@ -772,7 +860,14 @@ func (m *Model) render() string {
 	if m.notice != "" {
 		b.WriteString(m.notice + "\n")
 	}
-	b.WriteString(m.input.View() + "\n")
+	switch {
+	case m.find != nil:
+		b.WriteString(m.findLine() + "\n")
+	case m.hfind != nil:
+		b.WriteString(m.histFindLine() + "\n")
+	default:
+		b.WriteString(m.input.View() + "\n")
+	}
 	b.WriteString(m.statusBar(time.Now()))
 	return b.String()
 }

@@ -213,7 +213,6 @@ func TestCompleteTable(t *testing.T) {
 		{"/kill t2", "/kill t2 ", nil},
 		{"/send t12 hel", "/send t12 hel", nil},
 		{"/help x", "/help x", nil},
-		{"ls /b", "ls /b", nil},
 		{"/zzz", "/zzz", nil},
 	}
 	for _, c := range cases {
