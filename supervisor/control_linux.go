@@ -53,8 +53,10 @@ type Status struct {
 	Mode        bgtasks.Mode `json:"mode"`
 	PID         int          `json:"pid"`
 	OutputBytes int64        `json:"output_bytes"`
-	// EchoOff says the task's terminal does not echo input right now (a
+	// EchoOff says the task's terminal reads a line without echoing it (a
 	// password prompt, read -s): a front end then hides what is typed too.
+	// A program in raw mode (a REPL with line editing, an editor) turns echo
+	// off to echo by itself, so only echo off in line mode counts.
 	EchoOff bool `json:"echo_off,omitempty"`
 }
 
@@ -255,7 +257,7 @@ func (s *supervisor) echoOff() bool {
 	off := false
 	withFd(s.master, func(fd int) {
 		if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
-			off = t.Lflag&unix.ECHO == 0
+			off = t.Lflag&unix.ECHO == 0 && t.Lflag&unix.ICANON != 0
 		}
 	})
 	return off

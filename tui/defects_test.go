@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -229,4 +230,25 @@ func TestSettingsAtSixtyColumns(t *testing.T) {
 	})
 	p.keys("C-s")
 	p.waitFor("saved 1 change(s)")
+}
+
+// TestRawModeInputIsNotMasked: a REPL with line editing turns echo off to
+// echo by itself; its input is not a secret.
+func TestRawModeInputIsNotMasked(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	p := startPane(t, 80, 12)
+	p.idle()
+	p.typeLine("python3 -q")
+	p.waitFor(">>>")
+	p.typeText("6*7")
+	rows := p.waitFor("» 6*7")
+	if strings.Contains(strings.Join(rows, "\n"), "hidden") {
+		t.Fatalf("a REPL's input is masked:\n%s", strings.Join(rows, "\n"))
+	}
+	p.keys("Enter")
+	p.waitFor("42")
+	p.keys("C-d")
+	p.idle()
 }
