@@ -46,10 +46,15 @@ func (m *Model) openFind() {
 func (m *Model) findKey(k tea.KeyMsg) tea.Cmd {
 	f := m.find
 	switch k.String() {
-	case "esc", "ctrl+c":
+	case "esc":
 		m.find = nil
 		m.scroll = 0
 		return nil
+	case "ctrl+c":
+		// Ctrl+C means the command, searching or not.
+		m.find = nil
+		m.scroll = 0
+		return m.interrupt()
 	case "enter", "up", "ctrl+p", "ctrl+f":
 		m.findStep(true)
 		return nil

@@ -263,7 +263,7 @@ func (v *logView) view(width, height int, bar string) string {
 	if v.state != "" {
 		head += styleMuted.Render(" · " + v.state)
 	}
-	hint := " · esc back · PgUp/PgDn"
+	hint := " · esc back · PgUp/PgDn · Home/End"
 	if v.taskID != "" {
 		hint += " · s send · x kill"
 	}
@@ -312,6 +312,8 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 		v.scroll = max(0, v.scroll-step)
 	case "end", "G":
 		v.scroll = 0
+	case "home", "g":
+		v.scroll = 1 << 30 // Render clamps it to the history it has
 	case "s":
 		if v.taskID != "" {
 			m.view = viewShell
