@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,19 +67,21 @@ func TestNoColorKeepsReverseVideo(t *testing.T) {
 }
 
 // TestHiddenInputIsMasked: while the command's terminal has echo off (read
-// -s), what is typed is shown as dots, and the answer still reaches it.
+// -s), what is typed is shown as dots, and the answer reaches it, never the
+// shell's notices or history.
 func TestHiddenInputIsMasked(t *testing.T) {
 	p := startPane(t, 80, 12)
 	p.idle()
 	p.typeLine(`read -s -p 'Pass''word: ' pw; echo; echo "got ${#pw} chars"; read -p 'Na''me: ' n; echo "hi $n"`)
 	p.waitFor("Password:", "hidden input")
-	p.typeText("hunter2")
-	rows := p.waitFor("•••••••")
+	p.typeText("/hunter2")
+	rows := p.waitFor("••••••••")
 	if strings.Contains(strings.Join(rows, "\n"), "hunter2") {
 		t.Fatalf("hidden input shown:\n%s", strings.Join(rows, "\n"))
 	}
 	p.keys("Enter")
-	p.waitFor("got 7 chars", "Name:")
+	// Even starting with "/", the hidden line is the command's.
+	p.waitFor("got 8 chars", "Name:")
 	// Echo is back on: what is typed shows again.
 	rows = p.wait("visible input again", func(rows []string) bool {
 		return !strings.Contains(strings.Join(rows, "\n"), "hidden")
@@ -88,6 +92,9 @@ func TestHiddenInputIsMasked(t *testing.T) {
 	rows = p.waitFor("hi world")
 	if strings.Contains(strings.Join(rows, "\n"), "hunter2") {
 		t.Fatalf("hidden input shown:\n%s", strings.Join(rows, "\n"))
+	}
+	if hist, _ := os.ReadFile(filepath.Join(p.home, "shell_history")); strings.Contains(string(hist), "hunter2") {
+		t.Fatalf("hidden input in the history:\n%s", hist)
 	}
 }
 

@@ -150,7 +150,7 @@ func (m *Model) setPrompt() {
 		m.input.Placeholder = "input for the command · /bg-detach or Ctrl+B to background it · Ctrl+C to interrupt"
 		if m.echoOff {
 			// The command's terminal does not echo (a password prompt):
-			// neither does the shell. Slash commands are still read.
+			// neither does the shell, and the line all goes to it.
 			m.input.EchoMode = textinput.EchoPassword
 			m.input.EchoCharacter = '•'
 			m.input.Prompt = stylePrompt.Render("» ") + styleMuted.Render("(hidden) ")
@@ -685,6 +685,12 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 // command, or a new command.
 func (m *Model) submit(line string) tea.Cmd {
 	trimmed := strings.TrimSpace(line)
+	if m.fg != nil && m.echoOff {
+		// A hidden line is the command's secret, even one starting with
+		// "/": it is neither a shell command nor shown in a notice.
+		m.fg.link.Input([]byte(line + "\r"))
+		return nil
+	}
 	if strings.HasPrefix(trimmed, "/") {
 		m.saveHistory(trimmed)
 		return m.slash(trimmed)
