@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,10 @@ type pane struct {
 	height int
 }
 
-var nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
+var (
+	nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
+	paneSeq atomic.Int64
+)
 
 // startPane starts `hangdog` in a width×height tmux pane; env adds to the
 // isolated environment (NO_COLOR=1 unless env sets NO_COLOR itself).
@@ -40,7 +44,8 @@ func startPane(t *testing.T, width, height int, env ...string) *pane {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pane{t: t, sock: fmt.Sprintf("hdx%d%s", os.Getpid(), nonWord.ReplaceAllString(t.Name(), "")),
+	// A socket of its own per pane, also across -count runs of one test.
+	p := &pane{t: t, sock: fmt.Sprintf("hdx%d-%d-%s", os.Getpid(), paneSeq.Add(1), nonWord.ReplaceAllString(t.Name(), "")),
 		home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c"), dir: filepath.Join(root, "w"), width: width, height: height}
 	os.MkdirAll(p.dir, 0o755)
 	p.env = append(os.Environ(), "HANGDOG_HOME="+p.home, "XDG_CONFIG_HOME="+p.cfg, "TERM=xterm-256color", "HISTFILE=/dev/null")
