@@ -28,7 +28,7 @@ func TestClipCountsColumnsNotRunes(t *testing.T) {
 
 func TestStatusBarFitsEveryWidth(t *testing.T) {
 	m := &Model{action: "background", bgRunning: 3, bgNew: 2, scroll: 40,
-		fg: &foreground{command: "make -j8 all && ./scripts/deploy.sh --env staging", started: time.Now()},
+		fg:      &foreground{command: "make -j8 all && ./scripts/deploy.sh --env staging", started: time.Now()},
 		verdict: VerdictMsg{Status: "stuck", Confidence: 0.92, Streak: 1, Need: 2}}
 	m.fg.watchdog.Enabled, m.fg.watchdog.WatchBash = true, true
 	full := ""
