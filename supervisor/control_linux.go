@@ -98,6 +98,7 @@ func (s *supervisor) handle(req proto.Request) proto.Reply {
 		s.mu.Lock()
 		st := &proto.Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
 		s.mu.Unlock()
+		st.EchoOff = s.echoOff()
 		return proto.Reply{OK: true, Status: st}
 	case proto.OpDetach:
 		d, err := s.detach(req.Reason)
@@ -214,4 +215,19 @@ func (s *supervisor) detach(reason string) (proto.Detach, error) {
 	}
 	s.linkMu.Unlock()
 	return d, nil
+}
+
+// echoOff reads the terminal mode the program set: on Linux the master's
+// TCGETS reports the slave's settings, which is what the program changes.
+func (s *supervisor) echoOff() bool {
+	if s.master == nil {
+		return false
+	}
+	off := false
+	withFd(s.master, func(fd int) {
+		if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+			off = t.Lflag&unix.ECHO == 0 && t.Lflag&unix.ICANON != 0
+		}
+	})
+	return off
 }

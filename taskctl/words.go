@@ -36,20 +36,19 @@ func DescribeEnd(r *bgtasks.Result, w EndWords) string {
 }
 
 // TerseWords are the short words of the CLI and the shell: "exited 1",
-// "killed by SIGTERM", "exited by SIGSEGV", "lost".
+// "killed by SIGTERM", "killed, exited 0" (it caught the signal and exited),
+// "ended by SIGSEGV" (a signal hangdog did not send), "lost".
 type TerseWords struct{}
 
 func (TerseWords) Lost() string { return "lost" }
-func (w TerseWords) Killed(r *bgtasks.Result) string {
+func (TerseWords) Killed(r *bgtasks.Result) string {
 	if r.Signal != "" {
-		return w.Signaled(r)
+		return "killed by " + r.Signal
 	}
-	return w.Exited(r)
+	return fmt.Sprintf("killed, exited %d", r.ExitCode)
 }
-func (TerseWords) Signaled(r *bgtasks.Result) string {
-	return fmt.Sprintf("%s by %s", r.State, r.Signal)
-}
-func (TerseWords) Exited(r *bgtasks.Result) string { return fmt.Sprintf("%s %d", r.State, r.ExitCode) }
+func (TerseWords) Signaled(r *bgtasks.Result) string { return "ended by " + r.Signal }
+func (TerseWords) Exited(r *bgtasks.Result) string   { return fmt.Sprintf("exited %d", r.ExitCode) }
 
 // EventResult is the end an event announces (exited, killed, lost), as a
 // result DescribeEnd can say; nil for any other event.

@@ -51,9 +51,9 @@ func TestTerseWordsOfEvents(t *testing.T) {
 		want string
 	}{
 		{bgtasks.Event{Kind: bgtasks.EventExited, ExitCode: code(2)}, "exited 2"},
-		{bgtasks.Event{Kind: bgtasks.EventExited, ExitCode: code(139), Signal: "SIGSEGV"}, "exited by SIGSEGV"},
+		{bgtasks.Event{Kind: bgtasks.EventExited, ExitCode: code(139), Signal: "SIGSEGV"}, "ended by SIGSEGV"},
 		{bgtasks.Event{Kind: bgtasks.EventKilled, ExitCode: code(143), Signal: "SIGTERM"}, "killed by SIGTERM"},
-		{bgtasks.Event{Kind: bgtasks.EventKilled, ExitCode: code(0)}, "killed 0"},
+		{bgtasks.Event{Kind: bgtasks.EventKilled, ExitCode: code(0)}, "killed, exited 0"},
 		{bgtasks.Event{Kind: bgtasks.EventLost}, "lost"},
 		{bgtasks.Event{Kind: bgtasks.EventDetached}, "running"},
 	} {

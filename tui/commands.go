@@ -6,6 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
 
@@ -42,32 +44,113 @@ func (m *Model) slash(line string) tea.Cmd {
 		sm, _ := m.settings.Update(tea.WindowSizeMsg{Width: m.width, Height: m.height})
 		m.settings = sm.(settingsview.Model)
 		m.view = viewSettings
+	case "/events":
+		return m.listEvents()
 	case "/log":
 		return m.openDebugLog()
 	case "/clear":
 		m.out.reset()
 		m.scroll = 0
 	case "/help":
-		m.help()
+		m.helpOpen = true
 	case "/quit":
 		return m.quit()
 	}
 	return nil
 }
 
-func (m *Model) help() {
-	m.out.line(styleTitle.Render("hangdog shell") + styleMuted.Render(" — commands run supervised; a stuck one can go to the background"))
+// helpBox is /help: the commands and keys, drawn over the output until a
+// key is pressed, so reading it leaves nothing in the scrollback.
+func (m *Model) helpBox() []string {
+	lines := []string{styleTitle.Render("hangdog shell") + styleMuted.Render(" — commands run supervised; a stuck one can go to the background"), ""}
 	for _, c := range slashCommands {
-		m.out.line(fmt.Sprintf("  %-22s %s", c.name+" "+c.args, styleMuted.Render(c.help)))
+		lines = append(lines, fmt.Sprintf("%-22s %s", c.name+" "+c.args, styleMuted.Render(c.help)))
 	}
+	lines = append(lines, "")
 	for _, k := range [][2]string{
 		{"Ctrl+C", "interrupt the command (twice within a second: kill it)"},
 		{"Ctrl+B", "move the running command, or a full-screen program, to the background"},
 		{"Ctrl+D", "end of input for the command; on an empty prompt with nothing running: quit"},
-		{"↑/↓, Tab", "history; complete a /command or task id"},
-		{"PgUp/PgDn", "scroll the output"},
+		{"Ctrl+F", "search the output: ↑/Enter older match, ↓ newer, Esc back"},
+		{"Ctrl+R", "search the history: Ctrl+R older, Enter takes it"},
+		{"↑/↓, Tab", "history; complete a command, path, /command or task id"},
+		{"PgUp/PgDn, wheel", "scroll the output; Home/End on an empty prompt: oldest/newest"},
 	} {
-		m.out.line(fmt.Sprintf("  %-22s %s", k[0], styleMuted.Render(k[1])))
+		lines = append(lines, fmt.Sprintf("%-22s %s", k[0], styleMuted.Render(k[1])))
 	}
-	m.out.line(styleMuted.Render("  while a command runs, a line not starting with / is typed into it"))
+	lines = append(lines, "", styleMuted.Render("while a command runs, a line not starting with / is typed into it · any key closes this"))
+	return lines
+}
+
+// overlay draws box, framed, over the top rows, centred; the rows around
+// it keep their output.
+func overlay(rows, box []string, width int) []string {
+	inner := 0
+	for _, l := range box {
+		inner = max(inner, frameWidth(l))
+	}
+	inner = min(inner, max(width-4, 1))
+	pad := max((width-inner-4)/2, 0)
+	out := append([]string(nil), rows...)
+	framed := []string{"┌" + strings.Repeat("─", inner+2) + "┐"}
+	for _, l := range box {
+		l = clip(l, inner)
+		framed = append(framed, "│ "+l+strings.Repeat(" ", max(inner-frameWidth(l), 0))+" │")
+	}
+	framed = append(framed, "└"+strings.Repeat("─", inner+2)+"┘")
+	for i := 0; i < len(framed) && i < len(out); i++ {
+		out[i] = strings.Repeat(" ", pad) + framed[i]
+	}
+	return out
+}
+
+// eventsShown is how many of the newest events /events lists.
+const eventsShown = 50
+
+type eventsMsg struct {
+	events []bgtasks.Event
+	err    error
+}
+
+// listEvents reads the home's event log, which every hangdog process
+// appends to, so /events shows what happened before this shell started too.
+func (m *Model) listEvents() tea.Cmd {
+	reg := m.reg
+	return func() tea.Msg {
+		evs, err := reg.Events(0)
+		return eventsMsg{events: evs, err: err}
+	}
+}
+
+func (m *Model) showEvents(msg eventsMsg) {
+	if msg.err != nil {
+		m.setNotice("events: "+msg.err.Error(), true)
+		return
+	}
+	evs := msg.events
+	if len(evs) > eventsShown {
+		evs = evs[len(evs)-eventsShown:]
+	}
+	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d of %d", len(evs), len(msg.events))))
+	if len(evs) == 0 {
+		m.out.line(styleMuted.Render("  none yet: a background task that ends, is detached or warns shows up here"))
+	}
+	for _, e := range evs {
+		when := styleMuted.Render(e.Time.Local().Format("15:04:05") + "  ")
+		switch e.Kind {
+		case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
+			text, bad := eventText(e)
+			if bad {
+				m.out.line(when + styleBad.Render(text))
+			} else {
+				m.out.line(when + styleOK.Render(text))
+			}
+		default:
+			text := e.TaskID + " " + e.Kind
+			if e.Reason != "" {
+				text += ": " + clip(termtext.OneLine(e.Reason), 80)
+			}
+			m.out.line(when + styleWarn.Render(text) + styleMuted.Render("  "+clip(termtext.OneLine(e.Command), 60)))
+		}
+	}
 }

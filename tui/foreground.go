@@ -34,6 +34,7 @@ type foreground struct {
 	term    io.Writer
 	leave   chan struct{} // closed when the full-screen program gives the terminal back
 	exit    altExitScanner
+	ownAlt  bool          // the program switched to the alternate screen itself
 	ended   chan struct{} // closed when the link is finished
 }
 
@@ -177,6 +178,7 @@ func (f *foreground) deliver(p []byte) {
 				f.pending.Write(full.Seq)
 				f.leave = make(chan struct{})
 				f.exit = newExitScanner(full.AltScreen)
+				f.ownAlt = full.AltScreen
 				f.mail.post(fullscreenMsg{fg: f})
 			}
 		case sinkPending, sinkTerminal:

@@ -25,7 +25,18 @@ const ctrlB = 0x02
 // resetModes undoes what a full-screen program may have left switched on
 // when it is detached mid-session: alternate screen, hidden cursor,
 // application keypad and cursor keys, mouse reporting, bracketed paste, SGR.
-const resetModes = "\x1b[?1049l\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+// No newline follows: the shell repaints its own screen, and a newline
+// here would move the cursor on the main screen the person returns to.
+const resetModes = "\x1b[?1049l\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m"
+
+// A program that draws full screen without the alternate screen (top, which
+// only switches to application cursor keys) is given one all the same:
+// otherwise its frames land on the main screen, and stay there, under
+// the shell's, after the shell quits.
+const (
+	enterAlt = "\x1b[?1049h"
+	leaveAlt = "\x1b[?1049l"
+)
 
 // fullscreen hands the real terminal to a full-screen program: keystrokes go
 // raw to its PTY, its output raw to the terminal, until it leaves the
@@ -63,6 +74,10 @@ func (x *fullscreen) Run() error {
 	}
 
 	f.mu.Lock()
+	lent := !f.ownAlt
+	if lent {
+		x.stdout.Write([]byte(enterAlt))
+	}
 	x.stdout.Write(f.pending.Bytes())
 	f.pending.Reset()
 	leave := f.leave
@@ -74,6 +89,9 @@ func (x *fullscreen) Run() error {
 	err = x.relay(in, leave)
 
 	f.mu.Lock()
+	if lent {
+		x.stdout.Write([]byte(leaveAlt))
+	}
 	if f.sink == sinkTerminal {
 		// Still full screen: Ctrl+B or a failure ended the hand-over.
 		f.sink = sinkDiscard

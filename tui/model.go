@@ -55,11 +55,17 @@ type Model struct {
 	lastCtrlC   time.Time
 	quitArmed   bool
 
-	notice    string // one line above the prompt
+	echoOff   bool     // the running command's terminal does not echo input
+	held      []string // background notices waiting for the foreground command to end
+	notice    string   // one line above the prompt
 	bgRunning int
 	bgNew     int // background tasks that ended since /bg was last opened
 	taskIDs   []string
 	own       map[string]bool // ran here in the foreground and not detached
+
+	find     *find     // Ctrl+F: searching the scrollback
+	hfind    *histFind // Ctrl+R: searching the history
+	helpOpen bool      // /help's overlay is up
 
 	view     viewKind
 	tasks    tasksView
@@ -101,6 +107,7 @@ func New(opts Options) (*Model, error) {
 	}
 	m.input = textinput.New()
 	m.input.Cursor.SetMode(cursor.CursorStatic)
+	m.input.PlaceholderStyle = styleMuted // its default is a colour even under NO_COLOR
 	// Ctrl+B detaches and Ctrl+D ends input; neither edits the line here.
 	m.input.KeyMap.CharacterBackward = key.NewBinding(key.WithKeys("left"))
 	m.input.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
@@ -134,14 +141,42 @@ func (m *Model) loadSettings() {
 	m.action = st.Watchdog().Action
 }
 
+// setPrompt sets the prompt for what is running and sizes the input to the
+// terminal: a long directory is cut from the left, so a narrow terminal
+// still has room to see what is typed.
 func (m *Model) setPrompt() {
+	m.input.EchoMode = textinput.EchoNormal
 	if m.fg != nil {
 		m.input.Prompt = stylePrompt.Render("» ")
 		m.input.Placeholder = "input for the command · /bg-detach or Ctrl+B to background it · Ctrl+C to interrupt"
-		return
+		if m.echoOff {
+			// The command's terminal does not echo (a password prompt):
+			// neither does the shell, and the line all goes to it.
+			m.input.EchoMode = textinput.EchoPassword
+			m.input.EchoCharacter = '•'
+			m.input.Prompt = stylePrompt.Render("» ") + styleMuted.Render("(hidden) ")
+			m.input.Placeholder = "hidden input: the command turned echo off"
+		}
+	} else {
+		m.input.Prompt = styleMuted.Render(clipLeft(shortDir(m.cwd), max(m.width/3, 4))) + stylePrompt.Render(" ❯ ")
+		m.input.Placeholder = "a command, or /help"
 	}
-	m.input.Prompt = styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ")
-	m.input.Placeholder = "a command, or /help"
+	// One column for the cursor, one left unused for the terminal.
+	m.input.Width = max(m.width-lipglossWidth(m.input.Prompt)-2, 1)
+}
+
+// clipLeft keeps the last n columns of s, starting a cut with "…".
+func clipLeft(s string, n int) string {
+	if frameWidth(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	for i := range rs {
+		if t := "…" + string(rs[i:]); frameWidth(t) <= n {
+			return t
+		}
+	}
+	return "…"
 }
 
 func shortDir(dir string) string {
@@ -158,7 +193,9 @@ func shortDir(dir string) string {
 
 func (m *Model) Init() tea.Cmd {
 	go m.followEvents()
-	return tea.Batch(m.mail.next(time.Time{}), tick(), m.pollBackground())
+	// The wheel scrolls the output; Shift still selects text in most
+	// terminals while the mouse is reported.
+	return tea.Batch(m.mail.next(time.Time{}), tick(), m.pollBackground(), tea.EnableMouseCellMotion)
 }
 
 func tick() tea.Cmd {
@@ -203,7 +240,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		resized := m.sized && (msg.Width != m.width || msg.Height != m.height)
 		m.width, m.height, m.sized = msg.Width, msg.Height, true
-		m.input.Width = max(m.width-lipglossWidth(m.input.Prompt)-1, 10)
+		m.setPrompt()
 		if m.fg != nil {
 			m.fg.link.Resize(uint16(m.height), uint16(m.width))
 		}
@@ -249,6 +286,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case fullscreenDoneMsg:
 		return m, m.fullscreenDone(msg)
+	case eventsMsg:
+		m.showEvents(msg)
+		return m, nil
+	case echoMsg:
+		if msg.fg != m.fg {
+			return m, nil // that command is over; so is its polling
+		}
+		if msg.off != m.echoOff {
+			m.echoOff = msg.off
+			m.setPrompt()
+		}
+		return m, m.pollEcho(msg.fg, echoPoll)
 	case settingsview.ClosedMsg:
 		m.view = viewShell
 		m.loadSettings()
@@ -268,6 +317,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, cmd
 		}
 		return m, m.shellKey(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
 	case tasksListMsg:
 		m.tasks.update(msg)
 		return m, nil
@@ -290,6 +341,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) handleMail(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case startedMsg:
+		return m.pollEcho(msg.fg, 0)
 	case warningMsg:
 		if msg.fg == m.fg {
 			m.verdict = VerdictMsg{Status: "warning"}
@@ -332,7 +384,9 @@ func (m *Model) fullscreenDone(msg fullscreenDoneMsg) tea.Cmd {
 	if m.fg == msg.x.fg {
 		m.fg.link.Resize(uint16(m.height), uint16(m.width))
 	}
-	return nil
+	// bubbletea turns mouse reporting off for the hand-over and does not
+	// turn it back on.
+	return tea.EnableMouseCellMotion
 }
 
 // finished reports how the foreground command ended and gives the prompt back.
@@ -356,22 +410,28 @@ func (m *Model) finished(msg finishedMsg) {
 		m.out.freshLine()
 		switch {
 		case r.State == bgtasks.Killed:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, termtext.OneLine(r.Reason))))
-		case r.Signal != "":
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s", r.Signal, elapsed)))
-		case r.ExitCode != 0:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ exit %d", r.ExitCode)) + styleMuted.Render(" after "+elapsed.String()))
+			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s: %s", resultWords(r), elapsed, termtext.OneLine(r.Reason))))
+		case r.Signal != "" || r.ExitCode != 0:
+			m.out.line(styleBad.Render("✗ "+resultWords(r)) + styleMuted.Render(" after "+elapsed.String()))
 		}
 	}
+	for _, line := range m.held {
+		m.out.line(line)
+	}
+	m.held = nil
 	if m.fg == f {
 		m.fg = nil
+		m.echoOff = false
 		m.verdict = VerdictMsg{}
 		m.quitArmed = false
 		m.setPrompt()
 	}
 }
 
-// backgroundEvent shows a one-line notice when a background task ends.
+// backgroundEvent reports a background task's end: as a notice above the
+// prompt and as a line in the scrollback, which keeps it after the next
+// command. A line arriving while a command writes to the scrollback waits
+// for that command to end, so it never splits the command's output.
 func (m *Model) backgroundEvent(e bgtasks.Event) {
 	switch e.Kind {
 	case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
@@ -382,9 +442,30 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 		return // its end is already in the scrollback
 	}
 	m.bgNew++
+	text, bad := eventText(e)
+	m.setNotice(text, bad)
+	line := styleOK.Render("· " + text)
+	if bad {
+		line = styleBad.Render("· " + text)
+	}
+	if m.fg != nil {
+		m.held = append(m.held, line)
+		return
+	}
+	m.out.line(line)
+}
+
+// eventText is how the shell words a task's end, and whether it is bad news.
+func eventText(e bgtasks.Event) (string, bool) {
 	how := taskctl.DescribeEnd(taskctl.EventResult(e), taskctl.TerseWords{})
 	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, taskctl.RoundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
-	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
+	return text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0) || e.Signal != ""
+}
+
+// resultWords says how a foreground command ended, in the words the shell
+// uses for every end.
+func resultWords(r *bgtasks.Result) string {
+	return taskctl.DescribeEnd(r, taskctl.TerseWords{})
 }
 
 func (m *Model) setNotice(text string, bad bool) {
@@ -394,6 +475,35 @@ func (m *Model) setNotice(text string, bad bool) {
 	} else {
 		m.notice = styleOK.Render(text)
 	}
+}
+
+// echoPoll is how often the shell asks whether the running command's
+// terminal echoes: often enough that a password prompt is masked before the
+// first key of the answer.
+const echoPoll = 100 * time.Millisecond
+
+type echoMsg struct {
+	fg  *foreground
+	off bool
+}
+
+// pollEcho asks the command's supervisor, after wait, whether its terminal
+// has echo off. The supervisor holds the PTY; the shell only sees bytes.
+func (m *Model) pollEcho(f *foreground, wait time.Duration) tea.Cmd {
+	reg := m.reg
+	return tea.Tick(wait, func(time.Time) tea.Msg {
+		msg := echoMsg{fg: f}
+		t, err := reg.Get(f.id)
+		if err != nil {
+			return msg
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if st, err := taskctl.TaskStatus(ctx, t); err == nil {
+			msg.off = st.EchoOff
+		}
+		return msg
+	})
 }
 
 // keyName names a key for a switch. Typed text arrives in chunks whose
@@ -411,6 +521,18 @@ func keyName(k tea.KeyMsg) string {
 
 // shellKey handles a key on the shell's own screen.
 func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case m.helpOpen:
+		// Any key closes the overlay; Esc and q do nothing else.
+		m.helpOpen = false
+		if s := k.String(); s == "esc" || s == "enter" {
+			return nil
+		}
+	case m.find != nil:
+		return m.findKey(k)
+	case m.hfind != nil:
+		return m.histFindKey(k)
+	}
 	if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
 		// Typed text, even the word "up" arriving as one chunk, is text.
 		var cmd tea.Cmd
@@ -441,7 +563,7 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 		m.scroll = 0
 		return nil
 	case "tab":
-		line, candidates := complete(m.input.Value(), m.taskIDs)
+		line, candidates := completeLine(m.input.Value(), m.taskIDs, m.cwd)
 		m.input.SetValue(line)
 		m.input.CursorEnd()
 		if len(candidates) > 0 {
@@ -460,12 +582,19 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 			m.input.CursorEnd()
 		}
 		return nil
-	case "pgup":
-		m.scroll += max(m.scrollbackHeight()-1, 1)
+	case "ctrl+f":
+		m.openFind()
 		return nil
-	case "pgdown":
-		m.scroll = max(0, m.scroll-max(m.scrollbackHeight()-1, 1))
+	case "ctrl+r":
+		m.openHistFind()
 		return nil
+	case "pgup", "pgdown":
+		return m.scrollKey(k.String())
+	case "home", "end":
+		// On an empty prompt they scroll; on a line they move the cursor.
+		if m.input.Value() == "" {
+			return m.scrollKey(k.String())
+		}
 	case "esc":
 		m.scroll = 0
 		m.notice = ""
@@ -476,10 +605,67 @@ func (m *Model) shellKey(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
+// wheelStep is how many rows a mouse-wheel notch scrolls.
+const wheelStep = 3
+
+// scrollKey scrolls the shell's output: a page, a wheel notch, to the oldest
+// line kept (home) or back to the newest (end).
+func (m *Model) scrollKey(key string) tea.Cmd {
+	page := max(m.scrollbackHeight()-1, 1)
+	switch key {
+	case "pgup":
+		m.scroll += page
+	case "pgdown":
+		m.scroll = max(0, m.scroll-page)
+	case "wheelup":
+		m.scroll += wheelStep
+	case "wheeldown":
+		m.scroll = max(0, m.scroll-wheelStep)
+	case "home":
+		m.scroll = 1 << 30 // Render clamps it to the history it has
+	case "end":
+		m.scroll = 0
+	}
+	return nil
+}
+
+// mouse handles the wheel; clicks are left alone.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	dir := ""
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		dir = "wheelup"
+	case tea.MouseButtonWheelDown:
+		dir = "wheeldown"
+	default:
+		return nil
+	}
+	switch m.view {
+	case viewShell:
+		return m.scrollKey(dir)
+	case viewLog:
+		if dir == "wheelup" {
+			m.logv.scroll += wheelStep
+		} else {
+			m.logv.scroll = max(0, m.logv.scroll-wheelStep)
+		}
+	}
+	return nil
+}
+
 // submit acts on an entered line: a slash command, input for the running
 // command, or a new command.
 func (m *Model) submit(line string) tea.Cmd {
 	trimmed := strings.TrimSpace(line)
+	if m.fg != nil && m.echoOff {
+		// A hidden line is the command's secret, even one starting with
+		// "/": it is neither a shell command nor shown in a notice.
+		m.fg.link.Input([]byte(line + "\r"))
+		return nil
+	}
 	if strings.HasPrefix(trimmed, "/") {
 		m.saveHistory(trimmed)
 		return m.slash(trimmed)
@@ -581,6 +767,7 @@ func (m *Model) interrupt() tea.Cmd {
 	}
 	m.lastCtrlC = now
 	m.fg.link.Input([]byte{0x03})
+	m.setNotice("interrupted "+m.fg.id+" · Ctrl+C again within a second kills it", false)
 	return nil
 }
 
@@ -621,10 +808,16 @@ func (m *Model) scrollbackHeight() int {
 	return max(h, 1)
 }
 
+// View is every frame the shell draws, passed through fitFrame so that no
+// view can draw wider or taller than the terminal or lose its status bar.
 func (m *Model) View() string {
 	if m.quitting {
 		return ""
 	}
+	return fitFrame(m.render(), max(m.width, 1), max(m.height, 1))
+}
+
+func (m *Model) render() string {
 	switch m.view {
 	case viewTasks:
 		return m.tasks.view(m.width, m.height, m.statusBar(time.Now()))
@@ -634,8 +827,15 @@ func (m *Model) View() string {
 		return m.settings.View()
 	}
 	h := m.scrollbackHeight()
-	rows, scroll := m.out.render(screen.RenderOptions{Width: max(m.width, 1), Height: h, Scroll: m.scroll, NoColor: noColor})
+	ro := screen.RenderOptions{Width: max(m.width, 1), Height: h, Scroll: m.scroll, NoColor: noColor}
+	if m.find != nil && m.find.found {
+		ro.Find, ro.Current = m.find.input.Value(), m.find.match
+	}
+	rows, scroll := m.out.render(ro)
 	m.scroll = scroll
+	if m.helpOpen {
+		rows = overlay(rows, m.helpBox(), m.width)
+	}
 	var b strings.Builder
 	for _, r := range rows {
 		b.WriteString(r)
@@ -644,7 +844,14 @@ func (m *Model) View() string {
 	if m.notice != "" {
 		b.WriteString(m.notice + "\n")
 	}
-	b.WriteString(m.input.View() + "\n")
+	switch {
+	case m.find != nil:
+		b.WriteString(m.findLine() + "\n")
+	case m.hfind != nil:
+		b.WriteString(m.histFindLine() + "\n")
+	default:
+		b.WriteString(m.input.View() + "\n")
+	}
 	b.WriteString(m.statusBar(time.Now()))
 	return b.String()
 }

@@ -55,3 +55,15 @@ func (b *scrollback) text() string {
 	defer b.mu.Unlock()
 	return b.s.Text()
 }
+
+func (b *scrollback) search(query string, from screen.Match, backward bool) (screen.Match, bool, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.s.Search(query, from, backward)
+}
+
+func (b *scrollback) scrollFor(line int64, width, height int) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.s.ScrollFor(line, width, height)
+}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -27,6 +29,7 @@ var slashCommands = []slashCommand{
 	{"/logs", "ID", "follow a task's output", argTask},
 	{"/kill", "ID", "stop a task and everything it started", argTask},
 	{"/send", "ID TEXT", "type TEXT and Enter into a task's terminal (\\n, \\t, \\x03 escapes)", argTask},
+	{"/events", "", "list past notices: tasks that ended, were detached or warned", argNone},
 	{"/settings", "", "show and edit the watchdog settings", argNone},
 	{"/log", "", "follow the watchdog's debug log", argNone},
 	{"/clear", "", "clear the scrollback (also Ctrl+L)", argNone},
@@ -88,6 +91,9 @@ func extend(line, prefix, word string, candidates []string) (string, []string) {
 	case 0:
 		return line, nil
 	case 1:
+		if strings.HasSuffix(candidates[0], "/") {
+			return prefix + candidates[0], nil // a directory: more may follow
+		}
 		return prefix + candidates[0] + " ", nil
 	}
 	common := candidates[0]
@@ -101,4 +107,109 @@ func extend(line, prefix, word string, candidates []string) (string, []string) {
 	}
 	slices.Sort(candidates)
 	return line, candidates
+}
+
+// completeLine is Tab on the prompt: a /command and its task id, or, for a
+// command line, a command name from $PATH (the first word) or a path (any
+// other word, or a first word with a slash in it), relative to dir.
+func completeLine(line string, taskIDs []string, dir string) (string, []string) {
+	if strings.HasPrefix(line, "/") {
+		name, _, hasSpace := strings.Cut(line, " ")
+		if _, known := findSlash(strings.ToLower(name)); known || !hasSpace && slashPrefix(name) {
+			return complete(line, taskIDs)
+		}
+	}
+	start := strings.LastIndexAny(line, " \t") + 1
+	word := line[start:]
+	if start == 0 || strings.TrimSpace(line[:start]) == "" {
+		if !strings.Contains(word, "/") && word != "" && word != "~" && !strings.HasPrefix(word, ".") {
+			return extend(line, line[:start], word, commandNames(word))
+		}
+	}
+	return extend(line, line[:start], word, pathNames(word, dir))
+}
+
+func slashPrefix(name string) bool {
+	for _, c := range slashCommands {
+		if strings.HasPrefix(c.name, strings.ToLower(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCandidates bounds what a Tab lists: a bare Tab in /usr/bin lists
+// thousands.
+const maxCandidates = 200
+
+// commandNames are the executables in $PATH starting with prefix, and the
+// shell's own words.
+func commandNames(prefix string) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, b := range []string{"cd", "exit"} {
+		if strings.HasPrefix(b, prefix) {
+			seen[b] = true
+			names = append(names, b)
+		}
+	}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if !strings.HasPrefix(n, prefix) || seen[n] || len(names) >= maxCandidates {
+				continue
+			}
+			if info, err := os.Stat(filepath.Join(d, n)); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// pathNames are the entries matching word as a path prefix, as the word
+// would read completed: directories end in "/". Hidden entries show only
+// when the word asks for them with a dot.
+func pathNames(word, dir string) []string {
+	home, _ := os.UserHomeDir()
+	lookup := word
+	switch {
+	case word == "~":
+		lookup, word = home+"/", "~/"
+	case strings.HasPrefix(word, "~/"):
+		lookup = home + word[1:]
+	}
+	d, base := filepath.Split(lookup)
+	wd, wprefix := d, word[:len(word)-len(base)]
+	if d == "" {
+		wd = "."
+	}
+	if !filepath.IsAbs(wd) {
+		wd = filepath.Join(dir, wd)
+	}
+	ents, err := os.ReadDir(wd)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		full := wprefix + n
+		if info, err := os.Stat(filepath.Join(wd, n)); err == nil && info.IsDir() {
+			full += "/"
+		}
+		names = append(names, full)
+		if len(names) >= maxCandidates {
+			break
+		}
+	}
+	return names
 }

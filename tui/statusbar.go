@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/tui/internal/frame"
 )
 
 // VerdictMsg is the watchdog's latest verdict on the running command. The
@@ -56,18 +56,32 @@ func (m *Model) watchdogState() (watched int, verdict string) {
 	return watched, m.verdict.String()
 }
 
+// barPart is one field of the status bar: its renderings from the fullest to
+// the shortest, and how much it matters when the bar is too narrow.
+type barPart struct {
+	forms []string
+	prio  int // higher stays longer
+}
+
 // statusBar renders the bottom line: watchdog, running command and its age,
-// verdict, background tasks, action mode.
+// verdict, background tasks, action mode, and /help at the right. When the
+// terminal is too narrow, the least important field shortens, then goes,
+// whole, leaving "…"; a field is never cut mid-word and /help always stays.
 func (m *Model) statusBar(now time.Time) string {
-	sep := styleBarDim.Render(" │ ")
-	var parts []string
+	var parts []barPart
 	watched, verdict := m.watchdogState()
 	if watched > 0 {
-		parts = append(parts, styleBarWatch.Render(fmt.Sprintf("watchdog: %d", watched)))
+		parts = append(parts, barPart{prio: 1, forms: []string{styleBarWatch.Render(fmt.Sprintf("watchdog: %d", watched))}})
 	}
 	if m.fg != nil {
-		age := now.Sub(m.fg.started)
-		parts = append(parts, styleBarKey.Render("▶ "+clip(termtext.OneLine(m.fg.command), 28))+styleBar.Render(" · "+formatAge(age)))
+		age := formatAge(now.Sub(m.fg.started))
+		cmd := termtext.OneLine(m.fg.command)
+		forms := []string{styleBarKey.Render("▶ "+clipWords(cmd, 28)) + styleBar.Render(" · "+age)}
+		if short := clipWords(cmd, 12); short != clipWords(cmd, 28) {
+			forms = append(forms, styleBarKey.Render("▶ "+short)+styleBar.Render(" · "+age))
+		}
+		forms = append(forms, styleBarKey.Render("▶")+styleBar.Render(" "+age))
+		parts = append(parts, barPart{prio: 5, forms: forms})
 		vs := styleBar
 		switch {
 		case strings.HasPrefix(verdict, "stuck"), strings.HasPrefix(verdict, "looping"):
@@ -77,31 +91,91 @@ func (m *Model) statusBar(now time.Time) string {
 		case verdict == "progressing":
 			vs = styleBarOK
 		}
-		parts = append(parts, vs.Render(verdict))
+		vforms := []string{vs.Render(verdict)}
+		if f := strings.Fields(verdict); len(f) > 1 {
+			vforms = append(vforms, vs.Render(f[0]))
+		}
+		parts = append(parts, barPart{prio: 6, forms: vforms})
 	} else {
-		parts = append(parts, styleBarDim.Render("idle"))
+		parts = append(parts, barPart{prio: 6, forms: []string{styleBarDim.Render("idle")}})
 	}
 	bg := fmt.Sprintf("bg: %d running", m.bgRunning)
 	if m.bgNew > 0 {
-		parts = append(parts, styleBar.Render(bg+" · ")+styleBarWarn.Render(fmt.Sprintf("%d finished", m.bgNew)))
+		parts = append(parts, barPart{prio: 3, forms: []string{
+			styleBar.Render(bg+" · ") + styleBarWarn.Render(fmt.Sprintf("%d finished", m.bgNew)),
+			styleBar.Render(fmt.Sprintf("bg: %d", m.bgRunning)) + styleBarWarn.Render(fmt.Sprintf(" +%d", m.bgNew)),
+		}})
 	} else {
-		parts = append(parts, styleBar.Render(bg))
+		parts = append(parts, barPart{prio: 3, forms: []string{styleBar.Render(bg), styleBar.Render(fmt.Sprintf("bg: %d", m.bgRunning))}})
 	}
 	if m.settingsErr != "" {
-		parts = append(parts, styleBarBad.Render("settings: error"))
+		parts = append(parts, barPart{prio: 4, forms: []string{styleBarBad.Render("settings: error")}})
 	} else {
-		parts = append(parts, styleBar.Render("action: "+m.action))
+		parts = append(parts, barPart{prio: 2, forms: []string{styleBar.Render("action: " + m.action)}})
 	}
 	if m.scroll > 0 {
-		parts = append(parts, styleBarWarn.Render(fmt.Sprintf("↑%d PgDn", m.scroll)))
+		parts = append(parts, barPart{prio: 7, forms: []string{
+			styleBarWarn.Render(fmt.Sprintf("↑%d PgDn", m.scroll)), styleBarWarn.Render(fmt.Sprintf("↑%d", m.scroll))}})
 	}
-	left := strings.Join(parts, sep)
+	return layoutBar(parts, m.width)
+}
+
+// layoutBar fits the parts into width columns, one column short of it so
+// that no terminal wraps the last row.
+func layoutBar(parts []barPart, width int) string {
+	sep := styleBarDim.Render(" │ ")
+	more := styleBarDim.Render(" …")
 	right := styleBarDim.Render("/help ")
-	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		return lipgloss.NewStyle().MaxWidth(m.width).Render(styleBar.Render(" ") + left)
+	form := make([]int, len(parts)) // which rendering each part uses; -1 = dropped
+	dropped := false
+	room := width - 1
+	for {
+		var kept []string
+		for i, p := range parts {
+			if form[i] >= 0 {
+				kept = append(kept, p.forms[form[i]])
+			}
+		}
+		left := styleBar.Render(" ") + strings.Join(kept, sep)
+		if dropped {
+			left += more
+		}
+		gap := room - frameWidth(left) - frameWidth(right)
+		if gap >= 1 || len(kept) == 0 {
+			if gap < 1 {
+				// Not even one field fits: /help alone, as much as fits.
+				return styleBar.Render(fitLine(" "+ansi.Strip(right), max(room, 0)))
+			}
+			return left + styleBar.Render(strings.Repeat(" ", gap)) + right
+		}
+		// Shorten or drop the least important part that can give way.
+		victim := -1
+		for i, p := range parts {
+			if form[i] >= 0 && (victim < 0 || p.prio < parts[victim].prio) {
+				victim = i
+			}
+		}
+		if form[victim] < len(parts[victim].forms)-1 {
+			form[victim]++
+		} else {
+			form[victim] = -1
+			dropped = true
+		}
 	}
-	return styleBar.Render(" ") + left + styleBar.Render(strings.Repeat(" ", max(gap-1, 0))) + right
+}
+
+// clipWords cuts s to at most n columns at a word boundary, ending a cut with
+// "…"; a first word longer than n is cut inside it, as nothing else can show.
+func clipWords(s string, n int) string {
+	if frameWidth(s) <= n {
+		return s
+	}
+	cut := clip(s, n)
+	body := strings.TrimSuffix(cut, "…")
+	if i := strings.LastIndexByte(body, ' '); i > 0 {
+		return strings.TrimRight(body[:i], " ") + "…"
+	}
+	return cut
 }
 
 func formatAge(d time.Duration) string {
@@ -115,6 +189,6 @@ func formatAge(d time.Duration) string {
 	}
 }
 
-// clip cuts s to at most n terminal columns (wide characters count two),
-// ending a cut with "…".
-func clip(s string, n int) string { return ansi.Truncate(s, max(n, 0), "…") }
+// clip cuts s to at most n terminal columns as fitLine counts them, ending a
+// cut with "…".
+func clip(s string, n int) string { return frame.Clip(s, n) }

@@ -81,7 +81,7 @@ func (v *tasksView) view(width, height int, bar string) string {
 		}
 		state := string(t.State())
 		if t.Result != nil && t.Result.State == bgtasks.Exited {
-			state = fmt.Sprintf("exit %d", t.Result.ExitCode)
+			state = resultWords(t.Result)
 		}
 		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), termtext.OneLine(t.Command))
 		line = clip(line, max(width-2, 10))
@@ -156,16 +156,17 @@ func (m *Model) tasksKey(k tea.KeyMsg) tea.Cmd {
 
 // logView follows a file: a task's output or the debug log.
 type logView struct {
-	title  string
-	taskID string
-	path   string
-	scr    *screen.Screen
-	offset int64
-	scroll int
-	state  string
-	err    string
-	back   viewKind
-	gen    int // which opening of the view a read belongs to
+	title   string
+	taskID  string
+	path    string
+	scr     *screen.Screen
+	offset  int64
+	scroll  int
+	state   string
+	err     string
+	back    viewKind
+	gen     int  // which opening of the view a read belongs to
+	confirm bool // x was pressed: kill once y confirms, as in /bg
 }
 
 type logChunkMsg struct {
@@ -264,7 +265,7 @@ func (v *logView) view(width, height int, bar string) string {
 	if v.state != "" {
 		head += styleMuted.Render(" · " + v.state)
 	}
-	hint := " · esc back · PgUp/PgDn"
+	hint := " · esc back · PgUp/PgDn · Home/End"
 	if v.taskID != "" {
 		hint += " · s send · x kill"
 	}
@@ -272,7 +273,10 @@ func (v *logView) view(width, height int, bar string) string {
 	rows, scroll := v.scr.Render(screen.RenderOptions{Width: max(width, 1), Height: max(height-3, 1), Scroll: v.scroll, NoColor: noColor})
 	v.scroll = scroll
 	foot := ""
-	if v.err != "" {
+	switch {
+	case v.confirm:
+		foot = styleWarn.Render("kill " + v.taskID + " and everything it started? y/n")
+	case v.err != "":
 		foot = styleBad.Render(clip(termtext.OneLine(v.err), width))
 	}
 	return head + "\n" + strings.Join(rows, "\n") + "\n" + foot + "\n" + bar
@@ -281,6 +285,14 @@ func (v *logView) view(width, height int, bar string) string {
 func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 	v := &m.logv
 	page := max(m.height-4, 1)
+	if v.confirm {
+		// Any key but y keeps the task, as in /bg.
+		v.confirm = false
+		if keyName(k) == "y" {
+			return m.kill(v.taskID)
+		}
+		return nil
+	}
 	switch keyName(k) {
 	case "esc", "q", "ctrl+c":
 		m.view = v.back
@@ -302,6 +314,8 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 		v.scroll = max(0, v.scroll-step)
 	case "end", "G":
 		v.scroll = 0
+	case "home", "g":
+		v.scroll = 1 << 30 // Render clamps it to the history it has
 	case "s":
 		if v.taskID != "" {
 			m.view = viewShell
@@ -310,7 +324,7 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case "x":
 		if v.taskID != "" {
-			return m.kill(v.taskID)
+			v.confirm = true
 		}
 	}
 	return nil
@@ -335,7 +349,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		case k.Lost:
 			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID)}
 		}
-		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)}
+		return noticeMsg{text: fmt.Sprintf("%s %s after %s", id, resultWords(&k.Result), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)))}
 	}
 }
 

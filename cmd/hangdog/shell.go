@@ -34,8 +34,10 @@ the whole terminal until it exits. Ctrl+B or /bg-detach moves the running
 command to the background and gives the prompt back at once.
 
 Commands: /bg-detach [reason], /bg, /logs ID, /kill ID, /send ID TEXT,
-/settings, /log, /clear, /help, /quit. Tab completes them and task ids.
-History is kept in <home>/shell_history.`,
+/events, /settings, /log, /clear, /help, /quit. Tab completes them, task ids,
+command names and paths. Ctrl+F searches the output, Ctrl+R the history;
+PgUp/PgDn, the mouse wheel and Home/End scroll. History is kept in
+<home>/shell_history.`,
 		Example: `  hangdog
   hangdog shell`,
 		Args: cobra.NoArgs,

@@ -223,8 +223,12 @@ func TestShellResizeRewraps(t *testing.T) {
 	}
 
 	p.tmux("resize-window", "-t", "0", "-x", "60", "-y", "20")
+	// Until the shell redraws, tmux shows the 120-column frame cut at 60,
+	// which has the same first row; only the new bar ends in /help.
 	pane := p.waitPane("a 60-column layout", func(pane string) bool {
-		return strings.Contains(statusLine(pane), "idle") && strings.Contains(pane, strings.Repeat("A", 60)+"\n")
+		bar := statusLine(pane)
+		return strings.Contains(bar, "idle") && strings.HasSuffix(strings.TrimRight(bar, " "), "/help") &&
+			strings.Contains(pane, strings.Repeat("A", 60)+"\n")
 	})
 	for i, line := range strings.Split(strings.TrimRight(pane, "\n"), "\n") {
 		if n := utf8.RuneCountInString(line); n > 60 {

@@ -27,7 +27,7 @@ var layers = [][]string{
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl"},
-	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "mcpserver"},
+	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "faults"},
 }
 

@@ -41,6 +41,11 @@ type Status struct {
 	Mode        bgtasks.Mode `json:"mode"`
 	PID         int          `json:"pid"`
 	OutputBytes int64        `json:"output_bytes"`
+	// EchoOff says the task's terminal reads a line without echoing it (a
+	// password prompt, read -s): a front end then hides what is typed too.
+	// A program in raw mode (a REPL with line editing, an editor) turns echo
+	// off to echo by itself, so only echo off in line mode counts.
+	EchoOff bool `json:"echo_off,omitempty"`
 }
 
 // EncodeOffset is FrameOffset's payload: the output bytes now in the log,

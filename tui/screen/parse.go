@@ -220,6 +220,9 @@ func (s *Screen) putRune(r rune) {
 		return // C1 controls are never shown
 	}
 	w := s.width.Rune(r)
+	if w > 0 && Joiner(r) {
+		s.at(s.cy).joined = true
+	}
 	switch {
 	case w <= 0:
 		s.mark(r)

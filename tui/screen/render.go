@@ -11,6 +11,40 @@ type RenderOptions struct {
 	// NoColor drops colours but keeps bold, underline, reverse and the rest,
 	// for NO_COLOR.
 	NoColor bool
+	// Find highlights every occurrence of this text in reverse video (case
+	// as Search folds it), and Current, the match a search is on, in
+	// reverse, bold and underline.
+	Find    string
+	Current Match
+}
+
+// highlight is a span of cells drawn marked, and whether it is the current
+// match.
+type highlight struct {
+	from, to int
+	current  bool
+}
+
+// highlights finds the spans of a line to mark for o.Find.
+func (s *Screen) highlights(ln *line, abs int64, o RenderOptions) []highlight {
+	if o.Find == "" {
+		return nil
+	}
+	q := []rune(o.Find)
+	fold := strings.ToLower(o.Find) == o.Find
+	var hl []highlight
+	var buf []rune
+	for off := 0; off < len(ln.cells); {
+		sub := line{cells: ln.cells[off:]}
+		from, to, ok := findInLine(&sub, q, fold, &buf)
+		if !ok {
+			break
+		}
+		from, to = from+off, to+off
+		hl = append(hl, highlight{from: from, to: to, current: abs == o.Current.Line && from == o.Current.From})
+		off = max(to, from+1)
+	}
+	return hl
 }
 
 // Render draws the bottom of the history (or the part Scroll rows above it)
@@ -37,9 +71,11 @@ func (s *Screen) Render(o RenderOptions) ([]string, int) {
 	var spans [][2]int
 	for abs := lastAbs; abs >= stop && len(rev) < want; abs-- {
 		ln := s.at(abs)
-		spans = wrap(ln.cells, o.Width, spans[:0])
+		// The last column is left unused where terminals disagree.
+		spans = wrap(ln.cells, rowWidth(ln, o.Width), spans[:0])
+		hl := s.highlights(ln, abs, o)
 		for k := len(spans) - 1; k >= 0 && len(rev) < want; k-- {
-			rev = append(rev, s.drawRow(ln, spans[k][0], spans[k][1], o.Width, o.NoColor))
+			rev = append(rev, s.drawRow(ln, spans[k][0], spans[k][1], o.Width, o.NoColor, hl))
 		}
 	}
 	scroll := max(0, min(o.Scroll, len(rev)-o.Height))
@@ -75,18 +111,37 @@ func wrap(cells []cell, width int, spans [][2]int) [][2]int {
 // drawRow renders cells [from, to) of a line with the SGR changes they need,
 // ending in the default style. A wide character in a view too narrow for it
 // is drawn as a blank.
-func (s *Screen) drawRow(ln *line, from, to, width int, noColor bool) string {
+func (s *Screen) drawRow(ln *line, from, to, width int, noColor bool, hl []highlight) string {
 	var b strings.Builder
 	b.Grow(to - from + 16)
-	cur := uint16(0)
+	// key is the cell's style and its highlight (0 none, 1 match, 2
+	// current), which change together in the SGR written.
+	cur := 0
+	h := 0
 	for i := from; i < to; i++ {
 		c := ln.cells[i]
 		if c.width == 0 {
 			continue
 		}
-		if c.style != cur {
+		mark := 0
+		for h < len(hl) && hl[h].to <= i {
+			h++
+		}
+		if h < len(hl) && hl[h].from <= i {
+			mark = 1
+			if hl[h].current {
+				mark = 2
+			}
+		}
+		if key := int(c.style) | mark<<16; key != cur {
 			b.WriteString(s.styles[c.style].sgr(!noColor))
-			cur = c.style
+			switch mark {
+			case 1:
+				b.WriteString("\x1b[7m")
+			case 2:
+				b.WriteString("\x1b[1;4;7m")
+			}
+			cur = key
 		}
 		if int(c.width) > width {
 			b.WriteByte(' ')

@@ -21,6 +21,10 @@ type line struct {
 	// marks holds combining characters (zero width) by the column of the
 	// cell they modify; nil for nearly every line.
 	marks map[int]string
+	// joined says the line holds characters terminals draw at different
+	// widths (emoji modifiers, joiners, flags, variation selectors); it is
+	// wrapped one column short so that none of them wraps it.
+	joined bool
 }
 
 // Limits that keep memory bounded whatever a command prints.
@@ -106,7 +110,7 @@ func (s *Screen) appendLine() {
 	}
 	ln := &s.ring[i]
 	ln.cells = ln.cells[:0]
-	ln.marks = nil
+	ln.marks, ln.joined = nil, false
 	s.count++
 }
 
@@ -118,7 +122,7 @@ func (s *Screen) dropOldest() {
 	} else {
 		ln.cells = ln.cells[:0]
 	}
-	ln.marks = nil
+	ln.marks, ln.joined = nil, false
 	s.first++
 	if s.first == len(s.ring) {
 		s.first = 0
@@ -234,6 +238,35 @@ func (s *Screen) mark(r rune) {
 	if len(ln.marks[c]) < 32 {
 		ln.marks[c] += string(r)
 	}
+	if Joiner(r) {
+		ln.joined = true
+	}
+	// VS16 asks for emoji presentation, which grapheme-aware terminals draw
+	// two columns wide: give the character its second cell, so a row never
+	// holds more than the terminal has.
+	if r == 0xfe0f && ln.cells[c].width == 1 && c == s.col-1 && s.col < maxLineCells {
+		if s.col < len(ln.cells) {
+			s.clearCell(ln, s.col)
+		}
+		ln.cells[c].width = 2
+		s.setCell(ln, s.col, cell{style: ln.cells[c].style})
+		s.col++
+	}
+}
+
+// Joiner is a character that makes terminals disagree about the width of
+// the grapheme cluster it is in: zero-width joiner, variation selectors,
+// skin-tone modifiers and regional indicators (flags).
+func Joiner(r rune) bool {
+	switch {
+	case r == 0x200d, r == 0xfe0e, r == 0xfe0f:
+		return true
+	case r >= 0x1f3fb && r <= 0x1f3ff:
+		return true
+	case r >= 0x1f1e6 && r <= 0x1f1ff:
+		return true
+	}
+	return false
 }
 
 // setCell stores c at column i, growing the line by one if i is its end.
@@ -425,7 +458,7 @@ func (s *Screen) Reset() {
 		s.dropOldest()
 	}
 	ln := s.at(s.base)
-	ln.cells, ln.marks = ln.cells[:0], nil
+	ln.cells, ln.marks, ln.joined = ln.cells[:0], nil, false
 	s.cells = 0
 	s.cy, s.col, s.cur = s.base, 0, 0
 	s.cleared = false

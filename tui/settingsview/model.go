@@ -8,9 +8,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/tui/internal/frame"
 )
 
 // Options say where the screen reads and writes settings.
@@ -33,6 +34,7 @@ type Model struct {
 	status     string
 	statusBad  bool
 	confirmEsc bool
+	refused    int // the field a refused save's status is about; -1 = none
 	saved      string
 	width      int
 	height     int
@@ -55,7 +57,7 @@ func New(opts Options) Model {
 	if opts.UserFile == "" {
 		opts.UserFile = settings.UserFile()
 	}
-	m := Model{opts: opts, width: 100, height: 30}
+	m := Model{opts: opts, width: 100, height: 30, refused: -1}
 	m.load()
 	return m
 }
@@ -113,6 +115,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	m, cmd := m.edit(k)
+	// A refusal names a value; once that value is corrected (or reverted)
+	// the refusal is stale and goes, instead of lingering until a save.
+	if m.refused >= 0 && m.refused < len(m.fields) && m.fields[m.refused].err == "" {
+		m.status, m.statusBad, m.refused = "", false, -1
+	}
+	return m, cmd
+}
+
+func (m Model) edit(k tea.KeyMsg) (Model, tea.Cmd) {
 	f := &m.fields[m.sel]
 	if k.String() != "esc" {
 		m.confirmEsc = false
@@ -176,7 +188,7 @@ func (m *Model) dirtyCount() int {
 }
 
 func (m *Model) setStatus(bad bool, format string, args ...any) {
-	m.status, m.statusBad = fmt.Sprintf(format, args...), bad
+	m.status, m.statusBad, m.refused = fmt.Sprintf(format, args...), bad, -1
 }
 
 func (m *Model) describeTarget() string {
@@ -198,7 +210,7 @@ func (m *Model) save() {
 		}
 		if f.err != "" {
 			m.setStatus(true, "not saved: %s %s; fix or revert it (ctrl+r) first", f.entry.Key, f.err)
-			m.sel = i
+			m.sel, m.refused = i, i
 			return
 		}
 		changed = append(changed, f)
@@ -232,14 +244,31 @@ func (m *Model) save() {
 	}
 }
 
+// Under NO_COLOR the colours are dropped here and the attributes kept:
+// lipgloss's no-colour profile would drop both.
+var noColor = os.Getenv("NO_COLOR") != ""
+
+func init() {
+	if noColor {
+		lipgloss.SetColorProfile(termenv.ANSI)
+	}
+}
+
+func adaptive(light, dark string) lipgloss.TerminalColor {
+	if noColor {
+		return lipgloss.NoColor{}
+	}
+	return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+}
+
 var (
-	styleTitle  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#1D4ED8", Dark: "#7AA2F7"})
+	styleTitle  = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#1D4ED8", "#7AA2F7"))
 	styleHeader = lipgloss.NewStyle().Bold(true).Underline(true)
 	styleSel    = lipgloss.NewStyle().Reverse(true)
-	styleBad    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B91C1C", Dark: "#F7768E"})
-	styleDirty  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B45309", Dark: "#E0AF68"})
-	styleMuted  = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#6B7280", Dark: "#737AA2"})
-	styleOK     = lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#15803D", Dark: "#9ECE6A"})
+	styleBad    = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#B91C1C", "#F7768E"))
+	styleDirty  = lipgloss.NewStyle().Bold(true).Foreground(adaptive("#B45309", "#E0AF68"))
+	styleMuted  = lipgloss.NewStyle().Foreground(adaptive("#6B7280", "#737AA2")).Faint(noColor)
+	styleOK     = lipgloss.NewStyle().Foreground(adaptive("#15803D", "#9ECE6A"))
 )
 
 func sourceText(e settings.Entry) string {
@@ -261,8 +290,8 @@ func (m Model) View() string {
 	if m.loadErr != "" {
 		b.WriteString(styleBad.Render(clip("current settings could not load: "+m.loadErr, w)) + "\n")
 	}
-	const keyW, valW, srcW = 36, 18, 14
-	allowW := max(w-keyW-valW-srcW-6, 10)
+	keyW, valW, srcW, short := columns(w)
+	allowW := max(w-keyW-valW-srcW-4, 8)
 	b.WriteString(styleHeader.Render(pad("KEY", keyW)+" "+pad("VALUE", valW)+" "+pad("SOURCE", srcW)+" "+pad("ALLOWED", allowW)) + "\n")
 	// Keep the selection in view on short terminals.
 	avail := max(m.height-8, 3)
@@ -287,11 +316,16 @@ func (m Model) View() string {
 		}
 		// The arrow, not only the reverse video, marks the selection:
 		// under NO_COLOR lipgloss draws no attributes at all.
-		key := "  " + pad(f.entry.Key, keyW-2)
+		name := pad(clipLeft(f.entry.Key, keyW-2), keyW-2)
+		key := "  " + name
 		if i == m.sel {
-			key = styleSel.Render("▶ " + pad(f.entry.Key, keyW-2))
+			key = styleSel.Render("▶ " + name)
 		}
-		b.WriteString(key + " " + valCell + " " + pad(clip(sourceText(f.entry), srcW), srcW) + " " + styleMuted.Render(clip(f.entry.Allowed, allowW)) + "\n")
+		src := sourceText(f.entry)
+		if short {
+			src = shortSource(f.entry)
+		}
+		b.WriteString(key + " " + valCell + " " + pad(clip(src, srcW), srcW) + " " + styleMuted.Render(clip(f.entry.Allowed, allowW)) + "\n")
 	}
 	f := m.fields[m.sel]
 	b.WriteString("\n" + clip(f.entry.Key+": "+f.entry.Help, w) + "\n")
@@ -314,7 +348,43 @@ func (m Model) View() string {
 		b.WriteString(st.Render(clip(m.status, w)) + "\n")
 	}
 	b.WriteString(styleMuted.Render(clip("↑↓ select · ctrl+s save · tab user/project file · esc back", w)))
-	return b.String()
+	// Standalone or in the shell, the frame fits the terminal, keys last.
+	return frame.Fit(b.String(), max(m.width, 1), max(m.height, 1))
+}
+
+// columns lays out KEY, VALUE and SOURCE for a width, leaving ALLOWED the
+// rest. Below 100 columns the fixed widths would push SOURCE and ALLOWED off
+// the screen, so they shrink: keys lose their start (the selected key is
+// named whole below the table), sources take one word.
+func columns(w int) (keyW, valW, srcW int, short bool) {
+	if w >= 100 {
+		return 36, 18, 14, false
+	}
+	valW, srcW = 12, 8
+	keyW = max(min(w-valW-srcW-4-14, 36), 12)
+	return keyW, valW, srcW, true
+}
+
+// shortSource is sourceText in one word, for narrow terminals.
+func shortSource(e settings.Entry) string {
+	switch e.Source {
+	case settings.SourceUser:
+		return "user"
+	case settings.SourceProject:
+		return "project"
+	case settings.SourceEnv:
+		return "env"
+	}
+	return e.Source
+}
+
+// clipLeft keeps the end of s, where keys differ, starting a cut with "…".
+func clipLeft(s string, n int) string {
+	if lipgloss.Width(s) <= n || n < 2 {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-(n-1):])
 }
 
 func pad(s string, w int) string {
@@ -324,9 +394,9 @@ func pad(s string, w int) string {
 	return s
 }
 
-// clip cuts s to at most n terminal columns (wide characters count two),
-// ending a cut with "…".
-func clip(s string, n int) string { return ansi.Truncate(s, max(n, 0), "…") }
+// clip cuts s to at most n terminal columns as terminals draw them, ending a
+// cut with "…".
+func clip(s string, n int) string { return frame.Clip(s, n) }
 
 // Run shows the settings screen on its own, as `hangdog settings` does.
 func Run(opts Options) error {
