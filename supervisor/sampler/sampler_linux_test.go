@@ -32,7 +32,10 @@ func TestReadingTTYModes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			task := startOnPTY(t, tc.script)
 			s := New(os.Getpid(), task.master)
-			tree := waitFor(t, s, "a process reading the tty", func(tr Tree) bool { return tr.ReadingTTY })
+			// The terminal's mode and the processes are read one after the
+			// other, so one sample can see stty's change still to come and
+			// bash already reading; a few samples later both agree.
+			tree := waitFor(t, s, "a process reading the tty in "+string(tc.mode)+" mode", func(tr Tree) bool { return tr.ReadingTTY && tr.TTYMode == tc.mode })
 			if tree.TTYMode != tc.mode {
 				t.Errorf("TTYMode = %q, want %q\n%s", tree.TTYMode, tc.mode, dump(tree))
 			}
