@@ -4,7 +4,7 @@ GO       ?= go
 PREFIX   ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 BINS     := bin/hangdog bin/hangdog-full bin/hangdog-supervisor
 
-.PHONY: build install test test-short vet bench bench-judge clean
+.PHONY: build install test test-short vet bench bench-judge e2e e2e-slow clean
 
 # Static (no cgo): no dynamic loader at every start of hangdog and its
 # supervisors. Three programs, installed side by side:
@@ -33,6 +33,17 @@ vet:
 # The whole suite, race detector on. CI runs this.
 test: vet
 	$(GO) test -race -count=1 -timeout 9m ./...
+
+# The real Claude Code CLI (installed from npm, pinned) driving hangdog's hook
+# recipe and MCP server against a scripted API stand-in. `make test` runs the
+# quick scenarios; e2e runs all of them, e2e-slow the rest (a prompt, a server).
+e2e:
+	.ci/install-claude-code
+	HANGDOG_E2E=all $(GO) test -count=1 -v -run TestClaudeCode ./e2e/claudecode/
+
+e2e-slow:
+	.ci/install-claude-code
+	HANGDOG_E2E=slow $(GO) test -count=1 -run TestClaudeCode ./e2e/claudecode/
 
 test-short:
 	$(GO) test -short -count=1 ./...
