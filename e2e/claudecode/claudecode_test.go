@@ -235,6 +235,23 @@ func scenarios() []scenario {
 					}
 				}
 			}},
+		{name: "news-next-call", modes: []string{"hook", "mcp"},
+			turns: []turn{{Tool: "Bash", Input: map[string]any{"command": "sleep 7; echo built-it", "timeout": 15000},
+				ByMode: map[string]map[string]any{"mcp": {"command": "sleep 7; echo built-it", "timeout": 5000}}},
+				bash("sleep 3", 30000), bash("cd .", 30000), done()},
+			check: func(t *testing.T, runs map[string]*run) {
+				// A job moved to the background ends between calls: its
+				// end reaches the model with a later call, once (through
+				// the hook: additionalContext of a call it leaves alone).
+				for _, r := range runs {
+					if s := r.seen(); strings.Count(s, "finished: exit 0") != 1 || !strings.Contains(s, "    built-it") {
+						t.Errorf("%s: the end of the job should reach the model once, with its output: %q", r.mode, s)
+					}
+				}
+				if s := strings.Join(runs["hook"].texts, "\n"); !strings.Contains(s, "built-it") {
+					t.Errorf("hook: the news did not come as context of the `cd .` call: %q", s)
+				}
+			}},
 		{name: "allow-rule", modes: []string{"plain", "hook"}, perm: "default", setup: "mkdir sub",
 			permissions: map[string]any{"allow": []string{"Bash(echo:*)"}},
 			turns:       []turn{bash("echo hello", 30000), bash("cd sub && echo in-sub", 30000), done()},
