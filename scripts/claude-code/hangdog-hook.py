@@ -41,8 +41,9 @@ Environment:
                          background work: 0, 20s (default), 2m (keep the
                          hook's timeout in settings.json above it)
   HANGDOG_HOOK_SET       settings for supervised calls, "key=value ..."
-                         (default: checks every few seconds, so a prompt or a
-                         server comes back in about 10 s); "" for none
+                         (default: checks every few seconds, so a prompt comes
+                         back in about 5 s and a server in about 10 s); ""
+                         for none
   HANGDOG_AGENT_PROFILE  "off" keeps the environment as it is (no PAGER=cat...)
 
 Standard library only.
@@ -74,7 +75,8 @@ AGENT_ENV = {
     "GIT_TERMINAL_PROMPT": "0", "DEBIAN_FRONTEND": "noninteractive",
     "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
 }
-DEFAULT_SET = "watchdog.firstCheckMin=0.1 watchdog.intervalMin=0.05"
+DEFAULT_SET = "watchdog.firstCheckMin=0.1 watchdog.intervalMin=0.05 watchdog.inputWaitSec=4"
+PROMPT_LINE = re.compile(r"(\?|:|>|\]|\))\s*$")
 
 # Why a task was detached -> what kind of wait it is. Only "time" and
 # "background" tasks can end by themselves; the Stop hook waits for no other.
@@ -577,6 +579,10 @@ def run_main(argv):
     if status == "detached":
         reason = plain(r.get("reason"))
         kind = wait_kind(reason)
+        last = (out.rstrip("\n").split("\n") or [""])[-1]
+        if kind == "stuck" and last.strip() and PROMPT_LINE.search(last) and not out.endswith("\n"):
+            # Quiet, with an unfinished line that reads as a question.
+            kind, reason = "input", f"its last line is `{plain(last, 120)}`; hangdog: {reason}"
         secs = round((r.get("duration_ms") or 0) / 1000)
         with Session(sid) as s:
             s.data["tasks"][tid] = {"kind": kind, "command": command[:200]}
