@@ -34,15 +34,16 @@ vet:
 test: vet
 	$(GO) test -race -count=1 -timeout 9m ./...
 
-# The real Claude Code CLI (installed from npm, pinned) driving hangdog's hook
-# recipe and MCP server against a scripted API stand-in. `make test` runs the
-# quick scenarios; e2e runs all of them, e2e-slow the rest (a prompt, a server).
+# The real Claude Code and Codex CLIs (installed from npm, pinned) driving
+# hangdog's hook recipe and MCP server against scripted API stand-ins.
+# `make test` runs the quick scenarios; e2e runs all of them, e2e-slow the
+# rest (a prompt and a server under Claude Code).
 e2e:
-	.ci/install-claude-code
-	HANGDOG_E2E=all $(GO) test -count=1 -v -run TestClaudeCode ./e2e/claudecode/
+	.ci/install-agent-clis
+	HANGDOG_E2E=all $(GO) test -count=1 -v ./e2e/...
 
 e2e-slow:
-	.ci/install-claude-code
+	.ci/install-agent-clis
 	HANGDOG_E2E=slow $(GO) test -count=1 -run TestClaudeCode ./e2e/claudecode/
 
 test-short:
