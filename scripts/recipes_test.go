@@ -207,7 +207,7 @@ func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
 		t.Errorf("rewritten %q: exit %d, output %q", rewritten, code, out)
 	}
 	reg, _ := bgtasks.Open(w.home)
-	if tasks, _ := reg.List(); len(tasks) != 1 || !strings.HasSuffix(tasks[0].Command, "\n"+original) {
+	if tasks, _ := reg.List(); len(tasks) != 1 || tasks[0].Command != original {
 		t.Errorf("the run was not supervised by hangdog as the original command: %+v", tasks)
 	}
 }

@@ -121,10 +121,10 @@ func (r *run) seen() string {
 	return b.String()
 }
 
-// supervised reports whether hangdog ran a task whose command contains s.
-func (r *run) supervised(s string) bool {
+// supervised reports whether hangdog ran a task of exactly this command.
+func (r *run) supervised(command string) bool {
 	for _, t := range r.tasks {
-		if c, _ := t["command"].(string); strings.Contains(c, s) {
+		if c, _ := t["command"].(string); c == command {
 			return true
 		}
 	}

@@ -188,12 +188,9 @@ def plain(s, limit=240):
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-TRAP = re.compile(r"^trap '\{ pwd -P >\|[^']*; \} 2>/dev/null' EXIT\n")
-
-
 def describe(e):
     """An event as a sentence for the model, with the last lines of output."""
-    cmd, tid, seq = plain(TRAP.sub("", str(e.get("command") or "")), 80), plain(e.get("task_id")), e.get("seq")
+    cmd, tid, seq = plain(e.get("command"), 80), plain(e.get("task_id")), e.get("seq")
     secs = round((e.get("duration_ms") or 0) / 1000)
     reason = plain(e.get("reason"))
     kind = e.get("kind")
@@ -549,14 +546,26 @@ def run_main(argv):
     env = dict(os.environ)
     if (os.environ.get("HANGDOG_AGENT_PROFILE") or "").lower() not in ("off", "0", "false", "no"):
         env.update(AGENT_ENV)
-    inner = command
+    own_env_file = None
     if opts.get("cwd-file"):
-        inner = f"trap '{{ pwd -P >|{shlex.quote(opts['cwd-file'])}; }} 2>/dev/null' EXIT\n{command}"
+        # Where the command's shell ends, for Claude Code's shell to follow:
+        # bash -c reads $BASH_ENV first, so the command itself (as hangdog
+        # records and shows it) stays the original. The exported guard keeps
+        # the scripts it runs from setting the trap again; a BASH_ENV of the
+        # user's own is still read.
+        env_file = opts["cwd-file"] + ".bashenv"
+        with open(env_file, "w") as f:
+            user = os.environ.get("BASH_ENV")
+            if user:
+                f.write(f". {shlex.quote(user)}\n")
+            f.write("if [ -z \"${HANGDOG_CWD_TRAP-}\" ]; then export HANGDOG_CWD_TRAP=1; "
+                    f"trap '{{ pwd -P >|{shlex.quote(opts['cwd-file'])}; }} 2>/dev/null' EXIT; fi\n")
+        env["BASH_ENV"] = own_env_file = env_file
     args = [HANGDOG, "run", "--json", "--tail-bytes", "30000", "--detach-after", f"{opts.get('detach-after', '110')}s"]
     sets = os.environ.get("HANGDOG_HOOK_SET", DEFAULT_SET)
     for kv in sets.split():
         args += ["--set", kv]
-    args += ["--", inner]
+    args += ["--", command]
     for e in take_news(sid):
         print(describe(e))
     try:
@@ -564,6 +573,12 @@ def run_main(argv):
     except OSError as err:
         print(f"hangdog: could not run {HANGDOG}: {err}", file=sys.stderr)
         return 127
+    finally:
+        if own_env_file:
+            try:
+                os.unlink(own_env_file)  # read when the command's shell started
+            except OSError:
+                pass
     try:
         r = json.loads(p.stdout.decode("utf-8", "replace"))
     except ValueError:
