@@ -86,6 +86,12 @@ func TestClaudeCode(t *testing.T) {
 				if len(r.results) != want {
 					t.Errorf("%s: %d tool results, want %d", mode, len(r.results), want)
 				}
+				if !sc.endless[mode] {
+					// No call may block anywhere near a tool timeout.
+					for _, x := range r.results {
+						within(t, r, x, 28*time.Second)
+					}
+				}
 			}
 			if !t.Failed() {
 				sc.check(t, got)
