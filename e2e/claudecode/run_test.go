@@ -175,13 +175,9 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/hangdog-hook.py"), filepath.Join(home, ".claude/hooks/hangdog-hook.py"))
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))
 	}
-	if mode == "mcp" {
-		cfg := map[string]any{"mcpServers": map[string]any{"hangdog": map[string]any{
-			"type": "stdio", "command": filepath.Join(binDir, "hangdog"), "args": []string{"mcp"}}}}
-		b, _ := json.Marshal(cfg)
-		p := filepath.Join(root, "mcp.json")
-		os.WriteFile(p, b, 0o600)
-		args = append(args, "--mcp-config", p, "--strict-mcp-config", "--disallowedTools", "Bash")
+	if mode == "mcp" { // the MCP config README gives, hangdog found on PATH
+		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
+			"--strict-mcp-config", "--disallowedTools", "Bash")
 	}
 	if sc.perm == "default" {
 		args = append(args, "--permission-mode", "default")
