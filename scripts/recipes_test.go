@@ -212,6 +212,26 @@ func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
 	}
 }
 
+func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
+	needPython(t)
+	w := newWorld(t)
+	prompt := func(env ...string) (time.Duration, string) {
+		t.Helper()
+		t0 := time.Now()
+		out, code := w.run("", env, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", "c1", "--detach-after", "60", "--", `read -p "Name? " n`)
+		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? ") {
+			t.Fatalf("a prompt: exit %d, %q", code, out)
+		}
+		return time.Since(t0), out
+	}
+	// The hook's inputWaitSec (4 s) against the user's own 8 s, which wins.
+	hooks, _ := prompt()
+	users, out := prompt("HANGDOG_WATCHDOG_INPUTWAITSEC=8")
+	if users < 7500*time.Millisecond || hooks > users-1500*time.Millisecond {
+		t.Errorf("a prompt came back after %v with the hook's settings, %v with the user's inputWaitSec=8: %q", hooks, users, out)
+	}
+}
+
 func TestPreToolUseCarriesTheCwdBackAndSetsTheAgentProfile(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)

@@ -42,8 +42,9 @@ Environment:
                          hook's timeout in settings.json above it)
   HANGDOG_HOOK_SET       settings for supervised calls, "key=value ..."
                          (default: checks every few seconds, so a prompt comes
-                         back in about 5 s and a server in about 10 s); ""
-                         for none
+                         back in about 5 s and a server in about 10 s, for
+                         each of those keys your own settings leave at its
+                         default); "" for none
   HANGDOG_AGENT_PROFILE  "off" keeps the environment as it is (no PAGER=cat...)
 
 Standard library only.
@@ -533,6 +534,19 @@ def notice(tid, reason, kind):
             f"`hangdog bg wait {tid}` waits for it, `hangdog bg logs {tid}` shows its output, `hangdog bg kill {tid}` stops it.")
 
 
+def hook_settings():
+    """The --set values for a supervised call: $HANGDOG_HOOK_SET as given, or
+    the default cadence for every key the user has not set (in a settings
+    file or the environment: their settings win)."""
+    if "HANGDOG_HOOK_SET" in os.environ:
+        return os.environ["HANGDOG_HOOK_SET"].split()
+    try:
+        own = {e.get("key") for e in json.loads(hangdog("config", "list", "--json") or "[]") if e.get("source") != "default"}
+    except (ValueError, AttributeError):
+        own = set()
+    return [kv for kv in DEFAULT_SET.split() if kv.split("=", 1)[0] not in own]
+
+
 def run_main(argv):
     """run --session S --detach-after N --cwd-file F -- COMMAND: run COMMAND
     supervised in the agent environment; print news, its plain output and,
@@ -562,8 +576,7 @@ def run_main(argv):
                     f"trap '{{ pwd -P >|{shlex.quote(opts['cwd-file'])}; }} 2>/dev/null' EXIT; fi\n")
         env["BASH_ENV"] = own_env_file = env_file
     args = [HANGDOG, "run", "--json", "--tail-bytes", "30000", "--detach-after", f"{opts.get('detach-after', '110')}s"]
-    sets = os.environ.get("HANGDOG_HOOK_SET", DEFAULT_SET)
-    for kv in sets.split():
+    for kv in hook_settings():
         args += ["--set", kv]
     args += ["--", command]
     for e in take_news(sid):
