@@ -4,7 +4,7 @@ GO       ?= go
 PREFIX   ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 BINS     := bin/hangdog bin/hangdog-full bin/hangdog-supervisor
 
-.PHONY: build install test test-short vet bench bench-judge clean
+.PHONY: build install test test-short vet bench bench-judge e2e e2e-slow clean
 
 # Static (no cgo): no dynamic loader at every start of hangdog and its
 # supervisors. Three programs, installed side by side:
@@ -45,6 +45,18 @@ vet:
 # The whole suite, race detector on. CI runs this.
 test: vet
 	$(GO) test -race -count=1 -timeout 9m ./...
+
+# The real Claude Code and Codex CLIs (installed from npm, pinned) driving
+# hangdog's hook recipe and MCP server against scripted API stand-ins.
+# `make test` runs the quick scenarios; e2e runs all of them, e2e-slow the
+# rest (a prompt and a server under Claude Code).
+e2e:
+	.ci/install-agent-clis
+	HANGDOG_E2E=all $(GO) test -count=1 -v ./e2e/...
+
+e2e-slow:
+	.ci/install-agent-clis
+	HANGDOG_E2E=slow $(GO) test -count=1 -run TestClaudeCode ./e2e/claudecode/
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +82,7 @@ func newWorld(t *testing.T) *world {
 		"HANGDOG_HOME="+w.home, "XDG_CONFIG_HOME="+filepath.Join(root, "c"),
 		"HANGDOG_BIN="+filepath.Join(binDir, "hangdog"),
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HANGDOG_PERMISSION=", "HANGDOG_STOP_WAIT=")
+		"HANGDOG_PERMISSION=", "HANGDOG_STOP_WAIT=0", "CLAUDE_PROJECT_DIR="+w.project)
 	return w
 }
 
@@ -168,8 +167,8 @@ type preToolUseOutput struct {
 
 func preToolUse(command string, extra map[string]any) map[string]any {
 	in := map[string]any{
-		"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "permission_mode": "default",
-		"tool_input": map[string]any{"command": command, "description": "test run", "timeout": 120000},
+		"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "permission_mode": "bypassPermissions",
+		"tool_use_id": "toolu_1", "tool_input": map[string]any{"command": command, "description": "test run", "timeout": 120000},
 	}
 	for k, v := range extra {
 		in[k] = v
@@ -177,29 +176,34 @@ func preToolUse(command string, extra map[string]any) map[string]any {
 	return in
 }
 
+func (w *world) pre(in map[string]any, extraEnv ...string) preToolUseOutput {
+	w.t.Helper()
+	in["cwd"] = w.project
+	var got preToolUseOutput
+	if out := w.hook(in, extraEnv...); strings.TrimSpace(out) != "" {
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			w.t.Fatalf("hook printed %q: %v", out, err)
+		}
+	}
+	return got
+}
+
 func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)
-	original := `printf '%s\n' "it's \"quoted\""; echo $((6*7)); exit 3`
-	var got preToolUseOutput
-	if err := json.Unmarshal([]byte(w.hook(preToolUse(original, nil))), &got); err != nil {
-		t.Fatal(err)
-	}
-	h := got.HookSpecificOutput
-	if h.HookEventName != "PreToolUse" || h.UpdatedInput == nil {
-		t.Fatalf("no rewrite: %+v", h)
+	original := `printf '%s\n' "it's \"quoted\""; echo $((6*7)); printf '\033[31mred\033[0m\n'; exit 3`
+	h := w.pre(preToolUse(original, nil)).HookSpecificOutput
+	if h.HookEventName != "PreToolUse" || h.UpdatedInput == nil || h.PermissionDecision != "allow" {
+		t.Fatalf("a session that bypasses permissions: no supervised, allowed rewrite: %+v", h)
 	}
 	if h.UpdatedInput["description"] != "test run" || h.UpdatedInput["timeout"] != float64(120000) {
 		t.Errorf("other Bash inputs not kept: %v", h.UpdatedInput)
 	}
-	if h.PermissionDecision != "ask" {
-		t.Errorf("default permission mode: decision %q, want ask (never widen what the user allowed)", h.PermissionDecision)
-	}
-	// Run the rewritten command as Claude Code would: it must do exactly
-	// what the original did, under a supervisor.
+	// Run the rewritten command as Claude Code would: it must do what the
+	// original did, under a supervisor, in plain text.
 	rewritten := h.UpdatedInput["command"].(string)
 	out, code := w.run("", nil, "bash", "-c", rewritten)
-	if code != 3 || out != "it's \"quoted\"\n42\n" {
+	if code != 3 || out != "it's \"quoted\"\n42\nred\n" {
 		t.Errorf("rewritten %q: exit %d, output %q", rewritten, code, out)
 	}
 	reg, _ := bgtasks.Open(w.home)
@@ -208,22 +212,110 @@ func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
 	}
 }
 
-func TestPreToolUsePermissionFollowsTheSessionMode(t *testing.T) {
+func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)
-	for _, tc := range []struct {
-		mode, env, want string
-	}{
-		{"bypassPermissions", "", "allow"},
-		{"acceptEdits", "", "ask"},
-		{"default", "HANGDOG_PERMISSION=allow", "allow"},
-		{"default", "HANGDOG_PERMISSION=none", ""},
-	} {
-		var got preToolUseOutput
-		json.Unmarshal([]byte(w.hook(preToolUse("ls", map[string]any{"permission_mode": tc.mode}), tc.env)), &got)
-		if got.HookSpecificOutput.UpdatedInput == nil || got.HookSpecificOutput.PermissionDecision != tc.want {
-			t.Errorf("mode %s %s: decision %q, want %q", tc.mode, tc.env, got.HookSpecificOutput.PermissionDecision, tc.want)
+	prompt := func(env ...string) (time.Duration, string) {
+		t.Helper()
+		t0 := time.Now()
+		out, code := w.run("", env, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", "c1", "--detach-after", "60", "--", `read -p "Name? " n`)
+		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? ") {
+			t.Fatalf("a prompt: exit %d, %q", code, out)
 		}
+		return time.Since(t0), out
+	}
+	// The hook's inputWaitSec (4 s) against the user's own 8 s, which wins.
+	hooks, _ := prompt()
+	users, out := prompt("HANGDOG_WATCHDOG_INPUTWAITSEC=8")
+	if users < 7500*time.Millisecond || hooks > users-1500*time.Millisecond {
+		t.Errorf("a prompt came back after %v with the hook's settings, %v with the user's inputWaitSec=8: %q", hooks, users, out)
+	}
+}
+
+func TestPreToolUseCarriesTheCwdBackAndSetsTheAgentProfile(t *testing.T) {
+	needPython(t)
+	w := newWorld(t)
+	os.Mkdir(filepath.Join(w.project, "sub"), 0o700)
+	h := w.pre(preToolUse(`cd sub && echo "pager=$GIT_PAGER term=$TERM"`, nil)).HookSpecificOutput
+	if h.UpdatedInput == nil {
+		t.Fatal("`cd sub && cmd` was not supervised")
+	}
+	// Claude Code's shell keeps its cwd from call to call: the rewritten
+	// call must leave it where the command ended.
+	out, code := w.run("", nil, "bash", "-c", h.UpdatedInput["command"].(string)+"\npwd")
+	if want := "pager=cat term=dumb\n" + filepath.Join(w.project, "sub") + "\n"; code != 0 || out != want {
+		t.Errorf("exit %d, output %q, want %q", code, out, want)
+	}
+}
+
+// TestPreToolUseDecidesAsClaudeCodeRules checks the permission answer for
+// the original command against the user's rules, in the files Claude Code
+// reads and on its command line.
+func TestPreToolUseDecidesAsClaudeCodeRules(t *testing.T) {
+	needPython(t)
+	w := newWorld(t)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700)
+	os.Mkdir(filepath.Join(w.project, "sub"), 0o700)
+	write := func(path string, perms map[string]any) {
+		b, _ := json.Marshal(map[string]any{"permissions": perms})
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, ".claude/settings.json"), map[string]any{"allow": []string{"Bash(echo:*)"}, "deny": []string{"Bash(rm:*)"}})
+	write(filepath.Join(w.project, ".claude/settings.json"), map[string]any{"allow": []string{"Bash(npm run *)", "Bash(git push:*)"}, "ask": []string{"Bash(git push:*)"}})
+	write(filepath.Join(w.project, ".claude/settings.local.json"), map[string]any{"allow": []string{"Bash(make test)"}})
+	env := []string{"HOME=" + home, "CLAUDE_PROJECT_DIR=" + w.project}
+	for _, tc := range []struct {
+		mode, command, want string // want: allow (supervised), or "" (to Claude Code untouched)
+	}{
+		{"default", "echo hi", "allow"},
+		{"default", "echo hi && npm run build", "allow"},
+		{"default", "npm run", "allow"},
+		{"default", "make test", "allow"},
+		{"default", "cd sub && echo hi", "allow"},
+		{"default", "timeout 5 echo hi", "allow"},
+		{"default", "make test-all", ""},
+		{"default", "echo hi && touch x", ""},
+		{"default", "echo hi | sh", ""},
+		{"default", "echo $(touch x)", ""},
+		{"default", "cd /etc && echo hi", ""},
+		{"default", "echoo hi", ""},
+		{"default", "git push", ""},
+		{"default", "rm -f x", ""},
+		{"default", "echo a; rm -f x", ""},
+		{"acceptEdits", "echo hi", "allow"},
+		{"plan", "echo hi", ""},
+		{"bypassPermissions", "touch x", "allow"},
+		{"bypassPermissions", "rm -f x", ""},
+		{"bypassPermissions", "git push origin", ""},
+	} {
+		h := w.pre(preToolUse(tc.command, map[string]any{"permission_mode": tc.mode}), env...).HookSpecificOutput
+		got := h.PermissionDecision
+		if (got == "allow") != (h.UpdatedInput != nil) || got != tc.want {
+			t.Errorf("%s %q: decision %q, rewritten %v; want %q", tc.mode, tc.command, got, h.UpdatedInput != nil, tc.want)
+		}
+	}
+	// The claude command line's --allowedTools / --disallowedTools count too
+	// (hooks are not told them: the hook reads its claude's arguments).
+	in, _ := json.Marshal(preToolUse("make lint", map[string]any{"permission_mode": "default", "cwd": w.project}))
+	for _, tc := range []struct{ flags, want string }{
+		{`--allowedTools "Bash(make:*)" Edit`, "allow"},
+		{`--allowedTools=Bash(make:*),Edit --disallowedTools "Bash(make lint)"`, ""},
+	} {
+		script := fmt.Sprintf(`python3 %q; true`, filepath.Join(here, "claude-code/hangdog-hook.py"))
+		out, _ := w.run(string(in), env, "bash", "-c", "exec -a claude bash -c '"+script+"' claude "+tc.flags)
+		var got preToolUseOutput
+		json.Unmarshal([]byte(out), &got)
+		if got.HookSpecificOutput.PermissionDecision != tc.want {
+			t.Errorf("claude %s: decision %q, want %q (%s)", tc.flags, got.HookSpecificOutput.PermissionDecision, tc.want, out)
+		}
+	}
+	// HANGDOG_PERMISSION=allow: every call no rule denies or asks.
+	if h := w.pre(preToolUse("touch x", map[string]any{"permission_mode": "default"}), append(env, "HANGDOG_PERMISSION=allow")...).HookSpecificOutput; h.PermissionDecision != "allow" {
+		t.Errorf("HANGDOG_PERMISSION=allow: %+v", h)
 	}
 }
 
@@ -231,111 +323,125 @@ func TestPreToolUseLeavesShellStateCommandsAlone(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)
 	for _, in := range []map[string]any{
-		preToolUse("cd sub && ls", nil),
+		preToolUse("cd sub", nil),
 		preToolUse("export FOO=1", nil),
 		preToolUse("hangdog bg ls", nil),
-		{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "npm run dev", "run_in_background": true}},
+		{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "permission_mode": "bypassPermissions",
+			"tool_input": map[string]any{"command": "npm run dev", "run_in_background": true}},
 	} {
-		if out := w.hook(in); strings.Contains(out, "updatedInput") {
-			t.Errorf("%v was rewritten: %s", in["tool_input"], out)
+		if h := w.pre(in).HookSpecificOutput; h.UpdatedInput != nil {
+			t.Errorf("%v was rewritten: %+v", in["tool_input"], h)
 		}
 	}
 	// Without a hangdog to run, a rewrite would break every Bash call.
-	if out := w.hook(preToolUse("ls", nil), "HANGDOG_BIN="+filepath.Join(t.TempDir(), "hangdog")); strings.Contains(out, "updatedInput") {
-		t.Errorf("rewritten to a missing hangdog: %s", out)
+	if h := w.pre(preToolUse("ls", nil), "HANGDOG_BIN="+filepath.Join(t.TempDir(), "hangdog")).HookSpecificOutput; h.UpdatedInput != nil {
+		t.Errorf("rewritten to a missing hangdog: %+v", h)
 	}
+}
+
+func TestMCPBashCallsKeepTheSessionCwd(t *testing.T) {
+	needPython(t)
+	w := newWorld(t)
+	os.MkdirAll(filepath.Join(w.project, "sub", "deep"), 0o700)
+	call := func(command string) map[string]any {
+		return map[string]any{"session_id": "m1", "hook_event_name": "PreToolUse", "tool_name": "mcp__hangdog__bash",
+			"tool_input": map[string]any{"command": command}}
+	}
+	if h := w.pre(call("cd sub && make")).HookSpecificOutput; h.UpdatedInput != nil {
+		t.Errorf("the first call runs where Claude Code is: %+v", h)
+	}
+	h := w.pre(call("cd deep")).HookSpecificOutput
+	if h.UpdatedInput["cwd"] != filepath.Join(w.project, "sub") {
+		t.Errorf("after `cd sub && make`: cwd %v", h.UpdatedInput)
+	}
+	if h := w.pre(call("pwd")).HookSpecificOutput; h.UpdatedInput["cwd"] != filepath.Join(w.project, "sub", "deep") || h.UpdatedInput["command"] != "pwd" {
+		t.Errorf("after `cd deep`: %v", h.UpdatedInput)
+	}
+}
+
+// runDetached runs a command the way a rewritten Bash call does, detached
+// after a second; its task id.
+func (w *world) runDetached(session, command string) string {
+	w.t.Helper()
+	out, code := w.run("", nil, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", session, "--detach-after", "1", "--", command)
+	m := regexp.MustCompile(`task (t\d+) was moved to the background`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		w.t.Fatalf("run %q: exit %d, %q", command, code, out)
+	}
+	return m[1]
+}
+
+func (w *world) stop(session string, extraEnv ...string) (string, int) {
+	w.t.Helper()
+	b, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": session, "cwd": w.project, "stop_hook_active": false})
+	return w.runErr(string(b), extraEnv, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"))
+}
+
+// runErr is run that returns stderr (where a Stop hook's exit-2 reason goes).
+func (w *world) runErr(stdin string, extraEnv []string, name string, args ...string) (string, int) {
+	w.t.Helper()
+	c := exec.Command(name, args...)
+	c.Dir, c.Env, c.Stdin = w.project, append(w.env, extraEnv...), strings.NewReader(stdin)
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return errb.String(), code
 }
 
 var eventTag = regexp.MustCompile(`#\d+ Background task t\d+`)
 
-func TestStopHookWakesTheAgentOnceWhenBackgroundWorkFinished(t *testing.T) {
+func TestStopHookWaitsForTheSessionsOwnWorkAndTellsItOnce(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)
-	session := map[string]any{"session_id": "s2", "cwd": w.project}
-	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s2", "source": "startup"})
-	id, ev := w.bgRun("echo tests-done; exit 1")
-
-	stop := map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}
-	for k, v := range session {
-		stop[k] = v
+	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s2"})
+	// Nothing of its own running: the stop is let through at once.
+	w.bgRun("echo another-sessions-task")
+	if out, code := w.stop("s2", "HANGDOG_STOP_WAIT=60s"); code != 0 || out != "" {
+		t.Fatalf("Stop with only another session's task: exit %d, %q", code, out)
 	}
-	var got struct{ Decision, Reason string }
-	if err := json.Unmarshal([]byte(w.hook(stop)), &got); err != nil {
-		t.Fatalf("Stop with news should print a decision: %v", err)
-	}
-	want := fmt.Sprintf("#%d Background task %s", ev.Seq, id)
-	if got.Decision != "block" || !strings.Contains(got.Reason, want) || !strings.Contains(got.Reason, "exit 1") || !strings.Contains(got.Reason, "tests-done") {
-		t.Fatalf("Stop did not keep the agent going with the news: %+v", got)
-	}
-	stop["stop_hook_active"] = true
-	if out := w.hook(stop); strings.TrimSpace(out) != "" {
-		t.Errorf("second Stop repeated the news: %s", out)
-	}
-}
-
-func TestStopHookWaitsForRunningProjectWork(t *testing.T) {
-	needPython(t)
-	w := newWorld(t)
-	sid := fmt.Sprintf("wait-%d-%d", os.Getpid(), time.Now().UnixNano())
-	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": sid})
-	// Nothing running: even with a wait configured, the stop is let through.
-	if out := w.hook(map[string]any{"hook_event_name": "Stop", "session_id": sid, "cwd": w.project}, "HANGDOG_STOP_WAIT=10m"); strings.TrimSpace(out) != "" {
-		t.Fatalf("Stop with nothing running: %s", out)
-	}
-	// A task that ends once its marker file appears; the marker is made
-	// only when the hook is seen waiting for events, so the hook must have
-	// waited for the task rather than found its end already logged.
+	// Its own task, which ends once a marker file appears, made after the
+	// Stop hook started: the hook must wait for it.
 	marker := filepath.Join(w.project, "go-on")
-	out, _ := w.run("", nil, filepath.Join(binDir, "hangdog"), "bg", "run", "--", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo late-result", marker))
-	id := strings.TrimSpace(out)
-	released := make(chan error, 1)
-	go func() {
-		deadline := time.Now().Add(60 * time.Second)
-		for !waitingForEvents("claude-" + sid) {
-			if time.Now().After(deadline) {
-				released <- fmt.Errorf("the Stop hook never waited for events")
-				os.WriteFile(marker, nil, 0o600)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		released <- os.WriteFile(marker, nil, 0o600)
-	}()
-	got := w.hook(map[string]any{"hook_event_name": "Stop", "session_id": sid, "cwd": w.project}, "HANGDOG_STOP_WAIT=60s")
-	if err := <-released; err != nil {
-		t.Fatal(err)
+	id := w.runDetached("s2", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo late-result; exit 1", marker))
+	time.AfterFunc(1500*time.Millisecond, func() { os.WriteFile(marker, nil, 0o600) })
+	t0 := time.Now()
+	out, code := w.stop("s2", "HANGDOG_STOP_WAIT=60s")
+	if took := time.Since(t0); code != 2 || took < time.Second || !strings.Contains(out, "Background task "+id) ||
+		!strings.Contains(out, "exit 1") || !strings.Contains(out, "late-result") || strings.Contains(out, "another-sessions-task") {
+		t.Fatalf("Stop should have waited %v for %s and told it (exit 2, reason on stderr): exit %d %q", took, id, code, out)
 	}
-	if !strings.Contains(got, `"decision": "block"`) || !strings.Contains(got, id) || !strings.Contains(got, "late-result") {
-		t.Fatalf("Stop should have waited for %s and woken the agent: %s", id, got)
+	if n := len(eventTag.FindAllString(out, -1)); n != 1 {
+		t.Errorf("%d events told, want 1: %s", n, out)
+	}
+	if out, code := w.stop("s2"); code != 0 || out != "" {
+		t.Errorf("a second Stop repeated the news: exit %d %q", code, out)
 	}
 }
 
-// waitingForEvents reports whether a `hangdog events --consumer NAME ...
-// --wait` process is running.
-func waitingForEvents(consumer string) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		if slices.Contains(args, "events") && slices.Contains(args, consumer) && slices.Contains(args, "--wait") {
-			return true
-		}
-	}
-	return false
-}
-
-func TestPreToolUseAddsBackgroundNewsAsContext(t *testing.T) {
+func TestNewsOfTheSessionsTasksReachesTheNextCall(t *testing.T) {
 	needPython(t)
 	w := newWorld(t)
 	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s1"})
-	id, ev := w.bgRun("echo built")
-	var got preToolUseOutput
-	json.Unmarshal([]byte(w.hook(preToolUse("ls", nil))), &got)
-	if want := fmt.Sprintf("#%d Background task %s", ev.Seq, id); !strings.Contains(got.HookSpecificOutput.AdditionalContext, want) {
-		t.Errorf("additionalContext %q lacks %q", got.HookSpecificOutput.AdditionalContext, want)
+	id := w.runDetached("s1", "sleep 1.5; echo built")
+	w.endEvent(id)
+	// A call the hook leaves to Claude Code gets it as context...
+	h := w.pre(preToolUse("cd sub", nil)).HookSpecificOutput
+	if !strings.Contains(h.AdditionalContext, "Background task "+id) || !strings.Contains(h.AdditionalContext, "built") {
+		t.Errorf("additionalContext %q lacks the end of %s", h.AdditionalContext, id)
+	}
+	// ... once.
+	id2 := w.runDetached("s1", "sleep 1.5; echo built-again")
+	w.endEvent(id2)
+	h = w.pre(preToolUse("echo next", nil)).HookSpecificOutput
+	out, _ := w.run("", nil, "bash", "-c", h.UpdatedInput["command"].(string))
+	if !strings.Contains(out, "Background task "+id2) || strings.Contains(out, "Background task "+id+" ") || !strings.HasSuffix(out, "next\n") {
+		t.Errorf("a supervised call should start with the news of %s only: %q", id2, out)
 	}
 }
 
@@ -442,30 +548,20 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("settings.json: %v", err)
 	}
-	for _, event := range []string{"SessionStart", "PreToolUse", "Stop"} {
+	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash", "PostToolUse": "mcp__hangdog__bash", "Stop": ""}
+	for event, matcher := range matchers {
 		groups := s.Hooks[event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 || !strings.Contains(groups[0].Hooks[0].Command, "hangdog-hook.py") {
 			t.Errorf("%s does not run hangdog-hook.py: %+v", event, groups)
 			continue
 		}
-		h := groups[0].Hooks[0]
-		if event == "PreToolUse" && groups[0].Matcher != "Bash" {
-			t.Errorf("PreToolUse matcher %q, want Bash", groups[0].Matcher)
+		if groups[0].Matcher != matcher {
+			t.Errorf("%s matcher %q, want %q", event, groups[0].Matcher, matcher)
 		}
-		if event == "Stop" {
-			// The hook may wait HANGDOG_STOP_WAIT; Claude Code must let it.
-			m := regexp.MustCompile(`HANGDOG_STOP_WAIT=(\d+)m`).FindStringSubmatch(h.Command)
-			if m == nil {
-				t.Errorf("Stop hook sets no wait: %q", h.Command)
-			} else if wait := atoi(m[1]) * 60; h.Timeout <= wait {
-				t.Errorf("Stop hook timeout %ds does not cover its %ds wait", h.Timeout, wait)
-			}
+		// The Stop hook waits up to HANGDOG_STOP_WAIT (20 s unless set):
+		// Claude Code must let it.
+		if h := groups[0].Hooks[0]; event == "Stop" && h.Timeout <= 20 {
+			t.Errorf("Stop hook timeout %ds does not cover its 20 s wait", h.Timeout)
 		}
 	}
-}
-
-func atoi(s string) int {
-	n := 0
-	fmt.Sscan(s, &n)
-	return n
 }

@@ -1,0 +1,309 @@
+//go:build linux
+
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
+)
+
+// ClaudeVersion is the Claude Code CLI these tests are pinned to; .ci/run
+// installs it with npm.
+const ClaudeVersion = "2.1.328"
+
+var (
+	claude   string // the claude binary, or "" with skipWhy
+	skipWhy  string
+	binDir   string // hangdog, hangdog-full, hangdog-supervisor
+	repoRoot string
+	runs     = make(chan struct{}, 3) // claude processes at once (2 shared cores)
+	runSeq   atomic.Int64
+)
+
+// findClaude looks for the pinned CLI: $HANGDOG_CLAUDE, then claude on
+// PATH, then the prefix .ci/run installs into.
+func findClaude() (string, string) {
+	prefix := os.Getenv("HANGDOG_E2E_PREFIX")
+	if prefix == "" {
+		prefix = filepath.Join(os.TempDir(), "hangdog-e2e", "claude-code-"+ClaudeVersion)
+	}
+	var tried []string
+	for _, c := range []string{os.Getenv("HANGDOG_CLAUDE"), "claude", filepath.Join(prefix, "bin", "claude")} {
+		if c == "" {
+			continue
+		}
+		path, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		out, _ := exec.Command(path, "--version").Output()
+		if strings.Contains(string(out), ClaudeVersion) {
+			return path, ""
+		}
+		tried = append(tried, fmt.Sprintf("%s is %q", path, strings.TrimSpace(string(out))))
+	}
+	found := ""
+	if len(tried) > 0 {
+		found = " (found " + strings.Join(tried, "; ") + ")"
+	}
+	why := fmt.Sprintf("Claude Code CLI %s is not installed%s: .ci/run installs it with npm "+
+		"(npm install -g --prefix %s @anthropic-ai/claude-code@%s), or set HANGDOG_CLAUDE", ClaudeVersion, found, prefix, ClaudeVersion)
+	return "", why
+}
+
+func TestMain(m *testing.M) {
+	claude, skipWhy = findClaude()
+	wd, _ := os.Getwd()
+	repoRoot = filepath.Clean(filepath.Join(wd, "../.."))
+	code := 0
+	if claude != "" {
+		dir, err := os.MkdirTemp("", "hdcc")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		binDir = dir
+		if _, err := testbin.Build(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(2)
+		}
+		code = m.Run()
+		os.RemoveAll(dir)
+	} else {
+		code = m.Run()
+	}
+	os.Exit(code)
+}
+
+func needClaude(t *testing.T) {
+	t.Helper()
+	if claude == "" {
+		t.Skip(skipWhy)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed; the hook recipe is a Python script")
+	}
+}
+
+// run is one `claude -p` session of a scenario in one mode.
+type run struct {
+	mode, work, hdHome string
+	results            []result
+	texts              []string // other text Claude Code sent (hook context, notifications, Stop reasons)
+	wall               time.Duration
+	afterFinal         time.Duration // from the last end_turn reply to claude's exit
+	rc                 int
+	stderr             string
+	tasks              []map[string]any // hangdog's task list afterwards
+}
+
+// seen is everything the model was sent after the prompt.
+func (r *run) seen() string {
+	var b strings.Builder
+	for _, x := range r.results {
+		b.WriteString(x.Text + "\n")
+	}
+	for _, x := range r.texts {
+		b.WriteString(x + "\n")
+	}
+	return b.String()
+}
+
+// supervised reports whether hangdog ran a task of exactly this command.
+func (r *run) supervised(command string) bool {
+	for _, t := range r.tasks {
+		if c, _ := t["command"].(string); c == command {
+			return true
+		}
+	}
+	return false
+}
+
+// startClaude runs one session: a fresh HOME (with the recipe in hook and
+// mcp modes), hangdog home and work dir; the stand-in on 127.0.0.1.
+func startClaude(t *testing.T, sc scenario, mode string) *run {
+	t.Helper()
+	runs <- struct{}{}
+	defer func() { <-runs }()
+	root, err := os.MkdirTemp("", "cc") // short: hangdog's sockets live under it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	home, work, hd := filepath.Join(root, "home"), filepath.Join(root, "work"), filepath.Join(root, "h")
+	for _, d := range []string{home, work, filepath.Join(root, "cfg"), filepath.Join(root, "st")} {
+		os.MkdirAll(d, 0o700)
+	}
+	marker := fmt.Sprintf("HANGDOG_E2E_RUN=%d-%d", os.Getpid(), runSeq.Add(1))
+	env := []string{"HOME=" + home, "HANGDOG_HOME=" + hd, "XDG_CONFIG_HOME=" + filepath.Join(root, "cfg"),
+		"XDG_STATE_HOME=" + filepath.Join(root, "st"), "PATH=" + binDir + ":" + os.Getenv("PATH"), marker,
+		"TERM=xterm-256color", "LANG=C.UTF-8", "USER=" + os.Getenv("USER"), "TMPDIR=" + os.TempDir(),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
+	if sc.setup != "" {
+		c := exec.Command("bash", "-c", sc.setup)
+		c.Dir, c.Env = work, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("setup: %v\n%s", err, out)
+		}
+	}
+	if sc.permissions != nil {
+		os.MkdirAll(filepath.Join(work, ".claude"), 0o700)
+		b, _ := json.Marshal(map[string]any{"permissions": sc.permissions})
+		os.WriteFile(filepath.Join(work, ".claude", "settings.json"), b, 0o600)
+	}
+	debug := ""
+	if d := os.Getenv("HANGDOG_E2E_DEBUG"); d != "" {
+		debug = filepath.Join(d, sc.name+"-"+mode+".jsonl")
+	}
+	a := newAPI(mode, sc.turns, debug)
+	defer a.srv.Close()
+	args := []string{"-p", "Follow the script.", "--output-format", "stream-json", "--verbose"}
+	if mode != "plain" { // the recipe, installed as README says
+		os.MkdirAll(filepath.Join(home, ".claude", "hooks"), 0o700)
+		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/hangdog-hook.py"), filepath.Join(home, ".claude/hooks/hangdog-hook.py"))
+		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))
+	}
+	if mode == "mcp" { // the MCP config README gives, hangdog found on PATH
+		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
+			"--strict-mcp-config", "--disallowedTools", "Bash")
+	}
+	if sc.perm == "default" {
+		args = append(args, "--permission-mode", "default")
+	} else {
+		args = append(args, "--dangerously-skip-permissions")
+	}
+	limit := time.Duration(timeoutS()) * time.Second
+	if sc.endless[mode] {
+		limit = 15 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	c := exec.CommandContext(ctx, claude, args...)
+	c.Dir = work
+	c.Env = append(env, "ANTHROPIC_BASE_URL="+a.srv.URL, "ANTHROPIC_API_KEY=sk-ant-standin",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1",
+		"IS_SANDBOX=1", "ENABLE_TOOL_SEARCH=false")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	t0 := time.Now()
+	err = c.Run()
+	end := time.Now()
+	r := &run{mode: mode, work: work, hdHome: hd, wall: end.Sub(t0), stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.rc = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("claude: %v", err)
+	}
+	if ctx.Err() != nil {
+		r.rc = -1
+	}
+	r.results, r.texts, _ = a.snapshot()
+	_, _, finalAt := a.snapshot()
+	if !finalAt.IsZero() {
+		r.afterFinal = end.Sub(finalAt)
+	}
+	cleanup(t, env, marker, r)
+	return r
+}
+
+// cleanup lists hangdog's tasks, kills those still running, then kills by
+// PID whatever else this run started (it carries the run's marker).
+func cleanup(t *testing.T, env []string, marker string, r *run) {
+	hd := filepath.Join(binDir, "hangdog")
+	ls := exec.Command(hd, "bg", "ls", "--json")
+	ls.Env = env
+	if out, err := ls.Output(); err == nil {
+		json.Unmarshal(out, &r.tasks)
+	}
+	for _, task := range r.tasks {
+		if task["state"] == "running" || task["state"] == "starting" {
+			k := exec.Command(hd, "bg", "kill", fmt.Sprint(task["id"]))
+			k.Env = env
+			k.Run()
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains("\x00"+string(b)+"\x00", "\x00"+marker+"\x00") {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(p, "/proc/%d/environ", &pid)
+		if pid > 0 && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// line is the first line of s, shortened, for the log and the README table.
+func line(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\x1b", `\e`)
+	s = strings.ReplaceAll(s, "\n", " ⏎ ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}
+
+// report logs what the model saw in a run, and appends it to
+// $HANGDOG_E2E_REPORT (one JSON object per line) when that is set.
+func report(t *testing.T, name string, r *run) {
+	t.Helper()
+	for _, x := range r.results {
+		t.Logf("%s/%s turn %d: %.1f s is_error=%v: %s", name, r.mode, x.Turn, x.Wall.Seconds(), x.IsError, line(x.Text))
+	}
+	for _, x := range r.texts {
+		t.Logf("%s/%s other text: %s", name, r.mode, line(x))
+	}
+	t.Logf("%s/%s: claude exit %d after %.1f s, %.1f s after its final turn", name, r.mode, r.rc, r.wall.Seconds(), r.afterFinal.Seconds())
+	if r.rc != 0 {
+		t.Logf("claude stderr: %s", r.stderr)
+	}
+	if path := os.Getenv("HANGDOG_E2E_REPORT"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			b, _ := json.Marshal(map[string]any{"scenario": name, "mode": r.mode, "results": r.results, "texts": r.texts,
+				"wall_s": r.wall.Seconds(), "after_final_s": r.afterFinal.Seconds(), "rc": r.rc})
+			f.Write(append(b, '\n'))
+			f.Close()
+		}
+	}
+}
+
+// timeoutS is how long one claude session may take: $HANGDOG_E2E_TIMEOUT
+// seconds, default 150.
+func timeoutS() int {
+	n := 0
+	fmt.Sscan(os.Getenv("HANGDOG_E2E_TIMEOUT"), &n)
+	if n <= 0 {
+		return 150
+	}
+	return n
+}

@@ -1,0 +1,301 @@
+//go:build linux
+
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
+)
+
+// CodexVersion is the Codex CLI this test is pinned to; keep it in step
+// with .ci/install-agent-clis.
+const CodexVersion = "0.171.0"
+
+var (
+	codex, skipWhy, binDir, repoRoot string
+)
+
+func findCodex() (string, string) {
+	prefix := os.Getenv("HANGDOG_E2E_CODEX_PREFIX")
+	if prefix == "" {
+		prefix = filepath.Join(os.TempDir(), "hangdog-e2e", "codex-"+CodexVersion)
+	}
+	var tried []string
+	for _, c := range []string{os.Getenv("HANGDOG_CODEX"), "codex", filepath.Join(prefix, "bin", "codex")} {
+		if c == "" {
+			continue
+		}
+		path, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		out, _ := exec.Command(path, "--version").Output()
+		if strings.Contains(string(out), CodexVersion) {
+			return path, ""
+		}
+		tried = append(tried, fmt.Sprintf("%s is %q", path, strings.TrimSpace(string(out))))
+	}
+	found := ""
+	if len(tried) > 0 {
+		found = " (found " + strings.Join(tried, "; ") + ")"
+	}
+	return "", fmt.Sprintf("Codex CLI %s is not installed%s: .ci/install-agent-clis installs it with npm "+
+		"(npm install -g --prefix %s @openai/codex@%s), or set HANGDOG_CODEX", CodexVersion, found, prefix, CodexVersion)
+}
+
+func TestMain(m *testing.M) {
+	codex, skipWhy = findCodex()
+	wd, _ := os.Getwd()
+	repoRoot = filepath.Clean(filepath.Join(wd, "../.."))
+	if codex == "" {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "hdcx")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binDir = dir
+	if _, err := testbin.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// standin plays the model over the Responses API: the n-th request (n
+// function calls already in its input) gets the n-th scripted command as a
+// call of hangdog's bash tool, past the script a final message. It records
+// each function_call_output with the time since its call was sent.
+type standin struct {
+	srv      *httptest.Server
+	commands []string
+
+	mu      sync.Mutex
+	sent    map[string]time.Time
+	outputs []output
+	finalAt time.Time
+}
+
+type output struct {
+	Text string
+	Wall time.Duration
+}
+
+func newStandin(commands []string) *standin {
+	s := &standin{commands: commands, sent: map[string]time.Time{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data": [], "models": []}`)
+		return
+	}
+	var req struct {
+		Input []struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Output json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	json.Unmarshal(body, &req)
+	now := time.Now()
+	calls := 0
+	s.mu.Lock()
+	for _, it := range req.Input {
+		switch it.Type {
+		case "function_call":
+			calls++
+		case "function_call_output":
+			if t, ok := s.sent[it.CallID]; ok {
+				delete(s.sent, it.CallID)
+				s.outputs = append(s.outputs, output{Text: outputText(it.Output), Wall: now.Sub(t)})
+			}
+		}
+	}
+	s.mu.Unlock()
+	var item map[string]any
+	if calls < len(s.commands) {
+		id := fmt.Sprintf("call_%d", calls)
+		args, _ := json.Marshal(map[string]any{"command": s.commands[calls]})
+		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": "bash", "namespace": "mcp__hangdog", "arguments": string(args)}
+		s.mu.Lock()
+		s.sent[id] = time.Now()
+		s.mu.Unlock()
+	} else {
+		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_final", "content": []map[string]any{{"type": "output_text", "text": "Done."}}}
+		s.mu.Lock()
+		s.finalAt = time.Now()
+		s.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	rid := fmt.Sprintf("resp_%d", now.UnixNano())
+	for _, ev := range []map[string]any{
+		{"type": "response.created", "response": map[string]any{"id": rid}},
+		{"type": "response.output_item.done", "output_index": 0, "item": item},
+		{"type": "response.completed", "response": map[string]any{"id": rid, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}},
+	} {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+	}
+}
+
+// outputText is a function_call_output's text: a string, or input_text parts.
+func outputText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct{ Text string }
+	json.Unmarshal(raw, &parts)
+	var b []string
+	for _, p := range parts {
+		b = append(b, p.Text)
+	}
+	return strings.Join(b, "\n")
+}
+
+// loadScale is the 1-minute load average per core, at least 1: time limits
+// grow with it on a shared machine.
+func loadScale() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	var load float64
+	fmt.Sscan(string(b), &load)
+	return max(1, load/float64(runtime.NumCPU()))
+}
+
+// session runs `codex exec` with hangdog as its MCP server, configured as
+// scripts/mcp-config/codex-config.toml says, and the stand-in as its model.
+func session(t *testing.T, commands []string) (outputs []output, afterFinal time.Duration) {
+	root, err := os.MkdirTemp("", "cx") // short: hangdog's sockets live under it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	home, work, codexHome, hd := filepath.Join(root, "home"), filepath.Join(root, "work"), filepath.Join(root, "home", ".codex"), filepath.Join(root, "h")
+	for _, d := range []string{work, codexHome} {
+		os.MkdirAll(d, 0o700)
+	}
+	api := newStandin(commands)
+	defer api.srv.Close()
+	recipe, err := os.ReadFile(filepath.Join(repoRoot, "scripts/mcp-config/codex-config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("model = \"gpt-5\"\nmodel_provider = \"standin\"\n\n%s\n"+
+		"[mcp_servers.hangdog.env]\nHANGDOG_HOME = %q\n\n"+
+		"[model_providers.standin]\nname = \"standin\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STANDIN_API_KEY\"\n",
+		recipe, hd, api.srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("HANGDOG_E2E_RUN=codex-%d-%d", os.Getpid(), time.Now().UnixNano())
+	env := []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "HANGDOG_HOME=" + hd, "PATH=" + binDir + ":" + os.Getenv("PATH"),
+		"STANDIN_API_KEY=standin", "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", marker}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox", "Follow the script.")
+	c.Dir, c.Env = work, env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	out, err := c.CombinedOutput()
+	end := time.Now()
+	if err != nil {
+		t.Errorf("codex exec: %v\n%s", err, out)
+	}
+	kill(env, marker)
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if !api.finalAt.IsZero() {
+		afterFinal = end.Sub(api.finalAt)
+	}
+	return api.outputs, afterFinal
+}
+
+// kill stops what a session left: its hangdog tasks, then by PID whatever
+// carries its marker.
+func kill(env []string, marker string) {
+	ls := exec.Command(filepath.Join(binDir, "hangdog"), "bg", "ls", "--json")
+	ls.Env = env
+	var tasks []struct{ ID, State string }
+	if out, err := ls.Output(); err == nil {
+		json.Unmarshal(out, &tasks)
+	}
+	for _, task := range tasks {
+		if task.State == "running" {
+			k := exec.Command(filepath.Join(binDir, "hangdog"), "bg", "kill", task.ID)
+			k.Env = env
+			k.Run()
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains("\x00"+string(b)+"\x00", "\x00"+marker+"\x00") {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(p, "/proc/%d/environ", &pid)
+		if pid > 0 && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func TestCodexRunsHangdogBash(t *testing.T) {
+	if codex == "" {
+		t.Skip(skipWhy)
+	}
+	for _, tc := range []struct {
+		name, command string
+		limit         time.Duration
+		want          []string
+	}{
+		{"echo", "echo hello", 5 * time.Second, []string{"Exit 0", "hello"}},
+		{"prompt", `read -p "Continue? [y/N] " a; echo "got $a"`, 15 * time.Second,
+			[]string{"moved it to the background", "waiting for input", "Continue? [y/N]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			outs, afterFinal := session(t, []string{tc.command})
+			if len(outs) != 1 {
+				t.Fatalf("%d results came back, want 1: %+v", len(outs), outs)
+			}
+			x := outs[0]
+			t.Logf("%s: %.1f s: %q; codex exec ended %.1f s after its final turn", tc.name, x.Wall.Seconds(), x.Text, afterFinal.Seconds())
+			for _, w := range tc.want {
+				if !strings.Contains(x.Text, w) {
+					t.Errorf("the model saw %q, which lacks %q", x.Text, w)
+				}
+			}
+			if limit := time.Duration(float64(tc.limit) * loadScale()); x.Wall > limit {
+				t.Errorf("the call took %.1f s, want < %v (%v at this load)", x.Wall.Seconds(), tc.limit, limit)
+			}
+			if limit := time.Duration(float64(30*time.Second) * loadScale()); afterFinal > limit {
+				t.Errorf("codex exec ended %.1f s after its final turn", afterFinal.Seconds())
+			}
+		})
+	}
+}
