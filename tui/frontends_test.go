@@ -148,8 +148,8 @@ func shellFrontEnd() frontEnd {
 			_, tm := w.shell(t)
 			enter(tm, command)
 			// "✗", as the command line on the screen says "exit 3" too.
-			waitFor(t, tm, "out", "✗ exit 3")
-			return "out exit 3" // waitFor saw both on the screen
+			waitFor(t, tm, "out", "✗ exited 3")
+			return "out exit 3" // waitFor saw both on the screen, the end as "exited 3"
 		},
 		detach: func(t *testing.T, w world, command string) string {
 			_, tm := w.shell(t)

@@ -86,6 +86,10 @@ type (
 	noticeMsg  struct {
 		text string
 		bad  bool
+		// keep puts the notice in the scrollback too: a task's end the
+		// shell caused itself (a /kill), which must outlive the next
+		// command as every other end does.
+		keep bool
 	}
 )
 
@@ -283,6 +287,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case noticeMsg:
 		m.setNotice(msg.text, msg.bad)
+		if msg.keep {
+			m.keepLine(msg.text, msg.bad)
+		}
 		return m, nil
 	case fullscreenDoneMsg:
 		return m, m.fullscreenDone(msg)
@@ -444,6 +451,12 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 	m.bgNew++
 	text, bad := eventText(e)
 	m.setNotice(text, bad)
+	m.keepLine(text, bad)
+}
+
+// keepLine writes a task's end into the scrollback, held while a
+// foreground command writes there so it never splits that output.
+func (m *Model) keepLine(text string, bad bool) {
 	line := styleOK.Render("· " + text)
 	if bad {
 		line = styleBad.Render("· " + text)
