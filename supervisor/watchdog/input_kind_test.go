@@ -1,0 +1,170 @@
+package watchdog
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/supervisor/sampler"
+)
+
+func withArgv(argv ...string) func(*sampler.Tree) {
+	return func(t *sampler.Tree) { t.Procs[1].Argv = argv }
+}
+
+// Each kind of wait is named from who reads, the mode, and the prompt —
+// the prompt on the line above when the last line is empty.
+func TestInputKinds(t *testing.T) {
+	cases := []struct {
+		name, comm string
+		mode       sampler.TTYMode
+		argv       []string
+		last       string
+		tail       []string
+		want       string
+		describe   string // a part of the description
+	}{
+		{"editor by name, in raw mode", "vi", sampler.TTYRaw, []string{"vi", ".git/rebase-merge/git-rebase-todo"}, "", nil, InputEditor, "editor `vi`"},
+		{"Debian's editor alternative (git's default editor there)", "editor", sampler.TTYRaw, []string{"editor", ".git/rebase-merge/git-rebase-todo"}, "", nil, InputEditor, "editor `editor`"},
+		{"Debian's pager alternative (man's pager)", "pager", sampler.TTYRaw, []string{"pager"}, "", nil, InputPager, "pager `pager`"},
+		{"a line editor", "ed", sampler.TTYLine, []string{"ed", "notes.txt"}, "", []string{"120"}, InputEditor, "editor `ed`"},
+		{"man's pager", "less", sampler.TTYRaw, []string{"less"}, "", nil, InputPager, "pager `less`"},
+		{"sqlite3's shell", "sqlite3", sampler.TTYRaw, []string{"sqlite3", "app.db"}, "sqlite> ", nil, InputREPL, "REPL"},
+		{"bc with no prompt at all", "bc", sampler.TTYLine, []string{"bc", "-q"}, "", nil, InputREPL, "REPL"},
+		{"python's debugger", "python3", sampler.TTYRaw, []string{"python3", "-m", "pdb", "app.py"}, "(Pdb) ", nil, InputREPL, "`(Pdb) `"},
+		{"a bare interpreter", "node", sampler.TTYRaw, []string{"node"}, "> ", nil, InputREPL, "REPL"},
+		{"a script's input() is a prompt, not a REPL", "python3", sampler.TTYLine, []string{"python3", "setup.py"}, "Project name: ", nil, InputPrompt, "last line `Project name: `"},
+		{"bash select", "bash", sampler.TTYLine, []string{"bash", "-c", "select x in a b; do :; done"}, "#? ", []string{"1) staging", "2) production"}, InputMenu, "menu"},
+		{"a numbered choice", "bash", sampler.TTYLine, nil, "Choose 1-3 [1]: ", []string{"1) minimal", "2) standard", "3) full"}, InputMenu, "menu"},
+		{"numbered choices above a plain prompt", "bash", sampler.TTYLine, nil, "> ", []string{"1) minimal", "2) standard"}, InputMenu, "menu"},
+		{"a form field with a default", "openssl", sampler.TTYLine, nil, "Country Name (2 letter code) [AU]:", nil, InputForm, "form field"},
+		{"npm init's field", "node", sampler.TTYLine, []string{"node", "/usr/bin/npm", "init"}, "package name: (app) ", nil, InputForm, "form field"},
+		{"a yes/no question is a prompt", "bash", sampler.TTYLine, nil, "Overwrite? [y/N] ", nil, InputPrompt, "last line"},
+		{"ssh's host key question is a prompt", "ssh", sampler.TTYLine, nil, "Are you sure you want to continue connecting (yes/no/[fingerprint])? ", nil, InputPrompt, "last line"},
+		{"a password", "openssl", sampler.TTYSecret, nil, "enter AES-256-CBC encryption password:", nil, InputSecret, "password prompt"},
+		{"the prompt on the line above", "bash", sampler.TTYLine, nil, "", []string{"building...", "Enter the release tag to deploy:"}, InputPrompt, "on the line above"},
+		{"output above is not a prompt", "cat", sampler.TTYLine, nil, "", []string{"copied 3 files"}, InputStdin, "no prompt shown"},
+		{"a plain read of stdin", "python3", sampler.TTYLine, []string{"python3", "-c", "import sys; sys.stdin.read()"}, "", nil, InputStdin, "no prompt shown"},
+		{"another full-screen program", "htop", sampler.TTYRaw, []string{"htop"}, "", nil, InputScreen, "full-screen"},
+	}
+	for _, tc := range cases {
+		w := classifyInput(tree(reading(tc.mode, tc.comm), withArgv(tc.argv...)), tc.last, tc.tail)
+		if w.kind != tc.want {
+			t.Errorf("%s: kind %q, want %q", tc.name, w.kind, tc.want)
+			continue
+		}
+		if d := w.describe(); !strings.Contains(d, tc.describe) {
+			t.Errorf("%s: description %q lacks %q", tc.name, d, tc.describe)
+		}
+		if w.advice() == (inputWait{}).advice() && tc.want != InputStdin {
+			t.Errorf("%s: kind %s has no advice of its own", tc.name, tc.want)
+		}
+	}
+}
+
+// Every kind has its own advice; a password's says not to send a secret.
+func TestInputAdvicePerKind(t *testing.T) {
+	seen := map[string]string{}
+	for _, k := range []string{InputPrompt, InputSecret, InputPager, InputEditor, InputREPL, InputMenu, InputForm, InputScreen, InputStdin} {
+		a := inputWait{kind: k}.advice()
+		if other, dup := seen[a]; dup {
+			t.Errorf("%s and %s share the advice %q", k, other, a)
+		}
+		seen[a] = k
+	}
+	if a := (inputWait{kind: InputSecret}).advice(); !strings.Contains(a, "never send a secret") {
+		t.Errorf("password advice %q", a)
+	}
+}
+
+func TestBoundedReadWaitsOutItsTimeout(t *testing.T) {
+	const sec = time.Second
+	timed := func(d time.Duration) func(*sampler.Tree) {
+		return func(t *sampler.Tree) { t.ReadingTTYTimed, t.ReadingTTYTimeout = true, d }
+	}
+	cases := []struct {
+		name string
+		tr   sampler.Tree
+		want time.Duration
+	}{
+		{"a plain read", tree(reading(sampler.TTYLine, "bash")), 3 * sec},
+		{"read -t 14", tree(reading(sampler.TTYLine, "bash"), timed(14*sec)), 16 * sec},
+		{"read -t 1 is shorter than the wait", tree(reading(sampler.TTYLine, "bash"), timed(1*sec)), 3 * sec},
+		{"a timeout of an hour is a wait for input", tree(reading(sampler.TTYLine, "bash"), timed(time.Hour)), 3 * sec},
+		{"an editor's housekeeping timeout", tree(reading(sampler.TTYRaw, "vi"), timed(4*sec)), 3 * sec},
+	}
+	for _, tc := range cases {
+		if got := inputWaitFor(tc.tr, 3*sec); got != tc.want {
+			t.Errorf("%s: waits %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A forwarder's read is not a wait for a person, at a fast check or a due one.
+func TestForwarderIsNotAnInputWait(t *testing.T) {
+	const sec = time.Second
+	fwd := func(t *sampler.Tree) { t.Forwarding = true }
+	runAll(t, []scenario{{
+		name: "ssh forwarding the terminal to a busy remote",
+		cfg:  config(), cmd: "ssh build01 'sleep 20; echo done'",
+		steps: []step{
+			{at: 20 * sec, fast: true, tree: tree(reading(sampler.TTYLine, "ssh"), fwd), want: want{}},
+			{at: 40 * sec, fast: true, tree: tree(reading(sampler.TTYLine, "ssh"), fwd), want: want{}},
+		},
+	}})
+}
+
+func TestProcessBoundVetoes(t *testing.T) {
+	t0 := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	var pb procBounds
+	tr := tree(func(t *sampler.Tree) {
+		t.Procs[1].Argv = []string{"flock", "-w", "45", "lk", "true"}
+		t.Procs[1].Age, t.Procs[1].StartTicks = 5*time.Second, 77
+	})
+	pb.update(tr, t0)
+	// It ends 40 s from now; the veto holds a second past that.
+	if in, out := t0.Add(40500*time.Millisecond), t0.Add(41500*time.Millisecond); !pb.holds(in) || pb.holds(out) {
+		t.Errorf("flock -w 45 started 5 s ago: holds at +40.5 s %v, at +41.5 s %v; want true, false", pb.holds(in), pb.holds(out))
+	}
+	veto, note := pb.veto(t0)
+	if !strings.HasPrefix(veto, VetoBound) || !strings.Contains(note, "`flock` (pid 101)") {
+		t.Errorf("veto %q, note %q", veto, note)
+	}
+	// A loop's body started again declares nothing about the loop.
+	var loop procBounds
+	for i := range 2 {
+		loop.update(tree(func(t *sampler.Tree) {
+			t.Procs[1].Argv, t.Procs[1].PID, t.Procs[1].StartTicks = []string{"sleep", "30"}, 300+i, uint64(500+i)
+		}), t0.Add(time.Duration(i)*31*time.Second))
+	}
+	if loop.holds(t0.Add(32 * time.Second)) {
+		t.Error("the second `sleep 30` of a loop vetoes as a bound")
+	}
+	// Once the process is gone, its bound no longer holds.
+	pb.update(tree(), t0.Add(time.Second))
+	if pb.holds(t0.Add(2 * time.Second)) {
+		t.Error("the bound of a process that ended still holds")
+	}
+}
+
+func TestRespawnsCountStartsOfTheSameCommand(t *testing.T) {
+	var r respawns
+	out := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		r.update(tree(func(t *sampler.Tree) {
+			t.Procs[1].PID, t.Procs[1].StartTicks = 200+i, uint64(1000+i)
+			t.Procs[1].Argv = []string{"sleep", "1"}
+		}), out)
+		r.update(tree(func(t *sampler.Tree) { // the same process seen twice counts once
+			t.Procs[1].PID, t.Procs[1].StartTicks = 200+i, uint64(1000+i)
+			t.Procs[1].Argv = []string{"sleep", "1"}
+		}), out)
+	}
+	if r.n != 3 || r.top != "sleep 1" {
+		t.Errorf("counted %d × %q, want 3 × sleep 1", r.n, r.top)
+	}
+	r.update(tree(), out.Add(time.Second)) // new output: counting starts again
+	if r.n != 0 {
+		t.Errorf("new output left the count at %d", r.n)
+	}
+}
