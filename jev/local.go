@@ -339,6 +339,9 @@ func (s *scene) stop(status, persistent Answer) Answer {
 	switch {
 	case s.blockedOnTTY && st.Interactive:
 		return noulAnswer(Stop, 0.05, status.Confidence, []string{"it waits for input and a person is at the terminal to give it"})
+	case s.blockedOnTTY && st.ReadTimeout > 0 && st.SinceOutput < st.ReadTimeout+2*time.Second:
+		// Counted from the prompt, printed just before the read began.
+		return noulAnswer(Stop, 0.2, 0.8, []string{fmt.Sprintf("its read of the terminal gives up by itself after %s", fmtDuration(st.ReadTimeout))})
 	case s.blockedOnTTY:
 		v := 0.9
 		if status.Confidence >= 0.95 {

@@ -75,3 +75,21 @@ func TestRunningProcessWidensExpect(t *testing.T) {
 		t.Errorf("echo running judged %s", v.Expect.Choice)
 	}
 }
+
+// A read with its own timeout gives up by itself: no reason to stop waiting
+// before it has passed; after, it is a wait for input like any other.
+func TestBoundedReadIsNotAReasonToStop(t *testing.T) {
+	st := State{Command: "read -t 14 -p 'Proceed? [Y/n] ' a", SampleComplete: true, ReadingTTY: true, TTYMode: "line",
+		LastLine: "Proceed? [Y/n] ", SinceOutput: 6 * time.Second, Elapsed: 6 * time.Second, ReadTimeout: 14 * time.Second}
+	if v := judgeLocally(st); v.Stop.Value >= 0.5 {
+		t.Errorf("stop %.2f for a read that gives up in 8 s: %v", v.Stop.Value, v.Stop.Evidence)
+	}
+	st.SinceOutput, st.Elapsed = 20*time.Second, 20*time.Second
+	if v := judgeLocally(st); v.Stop.Value < 0.9 {
+		t.Errorf("stop %.2f after the read's timeout passed", v.Stop.Value)
+	}
+	st.ReadTimeout, st.SinceOutput = 0, 6*time.Second
+	if v := judgeLocally(st); v.Stop.Value < 0.9 {
+		t.Errorf("stop %.2f for a read with no timeout", v.Stop.Value)
+	}
+}

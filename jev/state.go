@@ -40,6 +40,9 @@ type State struct {
 	ReadingTTY     bool   // the foreground process is blocked reading the terminal
 	TTYMode        string // "line", "secret" (echo off), "raw", or "" if unknown
 	ForegroundComm string // the terminal's foreground process name
+	// ReadTimeout: the read on the terminal has a timeout of its own (`read
+	// -t 30` waits in pselect6 with one) and gives up by itself after it.
+	ReadTimeout time.Duration
 
 	Listening   []string // listening sockets, "127.0.0.1:3000"
 	Connecting  []string // connections not yet established (SYN_SENT)
@@ -79,6 +82,7 @@ func (s State) Fingerprint() string {
 		field("tty", s.ReadingTTY)
 		field("mode", s.TTYMode)
 		field("comm", s.ForegroundComm)
+		field("readtimeout", s.ReadTimeout)
 		field("listen", sortedJoin(s.Listening))
 		field("connect", sortedJoin(s.Connecting))
 		field("established", countBucket(s.Established))

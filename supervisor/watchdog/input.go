@@ -149,3 +149,30 @@ func timersEvidence(t sampler.Tree) string {
 // telnet, nc, `docker exec -it`) reads the terminal only to pass keys on; it
 // waits on its connection, and is judged by it.
 func readingTTY(t sampler.Tree) bool { return t.ReadingTTY && !t.Forwarding }
+
+// blockedEvidence names what the working processes (those with no
+// children) are blocked in when no timer is pending: the evidence an idle
+// decision rests on — pid, argv[0], the call and that it has no timeout.
+func blockedEvidence(t sampler.Tree) string {
+	var parts []string
+	for _, p := range t.Procs {
+		if p.Children > 0 || (p.State != 'S' && p.State != 'D') {
+			continue
+		}
+		call := p.SyscallName
+		switch {
+		case call == "" && p.Wchan != "":
+			call = "wchan " + p.Wchan
+		case call == "":
+			call = "an unknown call"
+		}
+		parts = append(parts, fmt.Sprintf("%s pid %d (%s) in %s, no timeout", quote(p.Comm, 20), p.PID, quote(argv0(t, p.PID), 30), call))
+		if len(parts) == 3 {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "blocked: " + strings.Join(parts, "; ")
+}

@@ -168,3 +168,29 @@ func TestRespawnsCountStartsOfTheSameCommand(t *testing.T) {
 		t.Errorf("new output left the count at %d", r.n)
 	}
 }
+
+// The debug log names the process and the call that decided: pid, argv[0],
+// the syscall and its timeout.
+func TestEvidenceNamesProcessAndSyscall(t *testing.T) {
+	timer := tree(func(t *sampler.Tree) {
+		t.Procs[1].Comm, t.Procs[1].Argv = "node", []string{"node", "server.js"}
+		t.TimerSleep = true
+		t.Timers = []sampler.Timer{{PID: 101, TID: 104, Comm: "node", Syscall: "epoll_pwait", Timeout: 12 * time.Second}}
+	})
+	if got, want := timersEvidence(timer), "timer pending: `node` pid 101 thread 104 (`node`) in epoll_pwait, timeout 12s"; got != want {
+		t.Errorf("timers evidence %q, want %q", got, want)
+	}
+	idle := tree(func(t *sampler.Tree) {
+		t.Procs[0].Children = 1
+		t.Procs[1].Comm, t.Procs[1].Argv, t.Procs[1].SyscallName = "python3", []string{"python3", "deadlock.py"}, "futex"
+	})
+	if got, want := blockedEvidence(idle), "blocked: `python3` pid 101 (`python3`) in futex, no timeout"; got != want {
+		t.Errorf("blocked evidence %q, want %q", got, want)
+	}
+	read := tree(reading(sampler.TTYLine, "bash"), withArgv("bash", "-c", "read -t 14 a"), func(t *sampler.Tree) {
+		t.ReadingTTYSyscall, t.ReadingTTYTimed, t.ReadingTTYTimeout = "pselect6", true, 14*time.Second
+	})
+	if got := inputEvidence(read, 3*time.Second); !strings.Contains(got, "(pid 101, argv[0] `bash`) blocked in pselect6 (timeout 14s)") {
+		t.Errorf("input evidence %q", got)
+	}
+}

@@ -39,6 +39,9 @@ func StateOf(o Observation) jev.State {
 	st.TimerSleep = t.TimerSleep
 	st.Procs = len(t.Procs)
 	st.ReadingTTY = readingTTY(t)
+	if st.ReadingTTY && inputWaitFor(t, 0) > 0 {
+		st.ReadTimeout = t.ReadingTTYTimeout // a bounded read (see inputWaitFor)
+	}
 	st.TTYMode = string(t.TTYMode)
 	st.ForegroundComm = readerName(t)
 	st.Running = runningArgv(t)

@@ -198,7 +198,11 @@ func (w *Watch) Due(o Observation) Decision {
 		d.Evidence = append(d.Evidence, "service: "+svcWhy)
 	}
 	if o.TreeOK {
-		d.Evidence = appendNote(d.Evidence, timersEvidence(o.Tree))
+		if o.Tree.TimerSleep {
+			d.Evidence = appendNote(d.Evidence, timersEvidence(o.Tree))
+		} else if !o.Tree.AnyRunning {
+			d.Evidence = appendNote(d.Evidence, blockedEvidence(o.Tree))
+		}
 		if o.Tree.ReadingTTY && o.Tree.Forwarding {
 			d.Evidence = append(d.Evidence, fmt.Sprintf("%s (pid %d) reads the terminal only to forward it: it waits on a connection too",
 				quote(o.Tree.ReadingTTYComm, 30), o.Tree.ReadingTTYPID))
