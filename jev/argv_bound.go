@@ -40,78 +40,94 @@ func programBound(argv []string, depth int) (time.Duration, bool) {
 	return min(d, maxBound), ok
 }
 
-// ownBound is the bound of one program by its options, wrappers removed.
-func ownBound(argv []string, depth int) (time.Duration, bool) {
+// ownBound is the bound of one program by its options: its rule's bound
+// extractor (see programRules).
+func ownBound(argv []string, _ int) (time.Duration, bool) {
 	if len(argv) == 0 {
 		return 0, false
 	}
-	args := argv[1:]
-	switch commandName(argv[0]) {
-	case "sleep":
-		return sleepDuration(args)
-	case "sh", "bash", "dash", "zsh", "ksh", "ash", "busybox":
-		if script, ok := optionValue(args, "-c"); ok {
-			return scriptBound(script)
-		}
-	case "ssh":
-		connect, hasConnect := sshConnectTimeout(args)
-		rest := afterOptions(args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
-		if len(rest) > 1 {
-			if d, ok := scriptBound(strings.Join(rest[1:], " ")); ok {
-				return d + connect, true
-			}
-		}
-		return connect, hasConnect
-	case "docker", "podman", "kubectl", "oc":
-		if len(args) > 0 && args[0] == "exec" {
-			rest := afterOptions(args[1:], "-e --env -u --user -w --workdir -c --container -n --namespace --env-file --detach-keys")
-			if len(rest) > 1 {
-				cmd := rest[1:]
-				if cmd[0] == "--" {
-					cmd = cmd[1:]
-				}
-				return programBound(cmd, depth+1)
-			}
-		}
-	case "flock":
-		return secondsOption(args, "-w", "--wait", "--timeout")
-	case "ping", "ping6":
-		if d, ok := secondsOption(args, "-w", "--deadline"); ok {
-			return d, true
-		}
-		n, ok := secondsOption(args, "-c", "--count")
-		if !ok {
-			return 0, false
-		}
-		every, ok := secondsOption(args, "-i", "--interval")
-		if !ok {
-			every = time.Second
-		}
-		wait, ok := secondsOption(args, "-W", "--timeout")
-		if !ok {
-			wait = 10 * time.Second // the last reply's default wait
-		}
-		return time.Duration(n.Seconds())*every + wait, true
-	case "curl":
-		return secondsOption(args, "-m", "--max-time")
-	case "wget":
-		t, ok := secondsOption(args, "-T", "--timeout")
-		if !ok {
-			return 0, false
-		}
-		tries := 20.0 // wget's default
-		if n, ok := secondsOption(args, "-t", "--tries"); ok {
-			if n == 0 {
-				return 0, false // -t 0: forever
-			}
-			tries = n.Seconds()
-		}
-		return time.Duration(float64(t) * tries), true
-	case "nc", "netcat", "ncat":
-		return secondsOption(args, "-w", "--wait")
+	return ruleBound(commandName(argv[0]), argv[1:])
+}
+
+func boundShell(args []string) (time.Duration, bool) {
+	if script, ok := optionValue(args, "-c"); ok {
+		return scriptBound(script)
 	}
 	return 0, false
 }
+
+// boundSSH: the connect timeout, plus the remote command's own bound.
+func boundSSH(args []string) (time.Duration, bool) {
+	connect, hasConnect := sshConnectTimeout(args)
+	rest := afterOptions(args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
+	if len(rest) > 1 {
+		if d, ok := scriptBound(strings.Join(rest[1:], " ")); ok {
+			return d + connect, true
+		}
+	}
+	return connect, hasConnect
+}
+
+// boundExec: `docker exec [opts] CONTAINER CMD…`, `kubectl exec POD -- CMD…`.
+func boundExec(args []string) (time.Duration, bool) {
+	if len(args) == 0 || args[0] != "exec" {
+		return 0, false
+	}
+	rest := afterOptions(args[1:], "-e --env -u --user -w --workdir -c --container -n --namespace --env-file --detach-keys")
+	if len(rest) < 2 {
+		return 0, false
+	}
+	cmd := rest[1:]
+	if cmd[0] == "--" {
+		cmd = cmd[1:]
+	}
+	return programBound(cmd, 1)
+}
+
+func boundFlock(args []string) (time.Duration, bool) {
+	return secondsOption(args, "-w", "--wait", "--timeout")
+}
+
+// boundPing: -w is a deadline; -c N replies -i S apart, the last waited for
+// up to -W (10 s by default).
+func boundPing(args []string) (time.Duration, bool) {
+	if d, ok := secondsOption(args, "-w", "--deadline"); ok {
+		return d, true
+	}
+	n, ok := secondsOption(args, "-c", "--count")
+	if !ok {
+		return 0, false
+	}
+	every, ok := secondsOption(args, "-i", "--interval")
+	if !ok {
+		every = time.Second
+	}
+	wait, ok := secondsOption(args, "-W", "--timeout")
+	if !ok {
+		wait = 10 * time.Second
+	}
+	return time.Duration(n.Seconds())*every + wait, true
+}
+
+func boundCurl(args []string) (time.Duration, bool) { return secondsOption(args, "-m", "--max-time") }
+
+// boundWget: -T per try, times -t tries (20 by default; 0 is forever).
+func boundWget(args []string) (time.Duration, bool) {
+	t, ok := secondsOption(args, "-T", "--timeout")
+	if !ok {
+		return 0, false
+	}
+	tries := 20.0
+	if n, ok := secondsOption(args, "-t", "--tries"); ok {
+		if n == 0 {
+			return 0, false
+		}
+		tries = n.Seconds()
+	}
+	return time.Duration(float64(t) * tries), true
+}
+
+func boundNC(args []string) (time.Duration, bool) { return secondsOption(args, "-w", "--wait") }
 
 // scriptBound is the bound a shell string declares, including a lone sleep:
 // for a process already running it, `sleep 14` is certain to end in 14 s.
