@@ -345,6 +345,9 @@ func (s *Sampler) readDetails(pid, dir int, state byte, threads int) (*details, 
 		for _, fd := range s.waited {
 			if t := f.target(s.links, fd); t != nil {
 				det.waits = append(det.waits, string(t))
+				if !det.timed && string(t) == timerfdTarget {
+					det.timeout, det.timed = f.timerfdLeft(dir, fd)
+				}
 			}
 		}
 		// Of several fds, name the terminal if it is one of them.

@@ -3,6 +3,7 @@
 package sampler
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
 	"time"
@@ -195,4 +196,42 @@ func (p *procFiles) readThread(dirfd, tid int, name string) ([]byte, error) {
 	p.path = append(p.path, name...)
 	p.path = append(p.path, 0)
 	return p.readPath(dirfd, &p.path[0], 4096, false)
+}
+
+// timerfdTarget is what an fd made by timerfd_create points to.
+const timerfdTarget = "anon_inode:[timerfd]"
+
+// timerfdLeft reads an armed timerfd's time left from /proc/PID/fdinfo/FD
+// ("it_value: (29, 999812345)"): waiting on it without a timeout of its own
+// (systemd, libevent with timerfds) still wakes at a set time. A disarmed
+// one (0, 0) is no timer.
+func (p *procFiles) timerfdLeft(dir, fd int) (time.Duration, bool) {
+	b, err := p.read(dir, "fdinfo", fd, 4096, false)
+	if err != nil {
+		return 0, false
+	}
+	for len(b) > 0 {
+		line := b
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+			line, b = b[:nl], b[nl+1:]
+		} else {
+			b = nil
+		}
+		rest, ok := bytes.CutPrefix(line, []byte("it_value:"))
+		if !ok {
+			continue
+		}
+		rest = bytes.Trim(bytes.TrimSpace(rest), "()")
+		sec, nsec, ok := bytes.Cut(rest, []byte(","))
+		if !ok {
+			return 0, false
+		}
+		s, ok1 := atoi(bytes.TrimSpace(sec))
+		n, ok2 := atoi(bytes.TrimSpace(nsec))
+		if !ok1 || !ok2 || s == 0 && n == 0 {
+			return 0, false
+		}
+		return clampDuration(int64(s), int64(n)), true
+	}
+	return 0, false
 }

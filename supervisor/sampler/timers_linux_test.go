@@ -3,6 +3,7 @@
 package sampler
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -128,3 +129,35 @@ select.select([0, c], [], [])'`
 // near: within the second before want (time passed since the call began,
 // or bash's own rounding of read -t).
 func near(got, want time.Duration) bool { return got <= want && got > want-time.Second }
+
+// An epoll_wait with no timeout on an armed timerfd wakes at a set time (how
+// systemd and libevent wait); on a disarmed one it does not.
+func TestWaitOnATimerfdIsATimer(t *testing.T) {
+	needPython(t)
+	for _, tc := range []struct {
+		secs  int
+		timer bool
+	}{{30, true}, {0, false}} {
+		t.Run(fmt.Sprintf("armed for %d s", tc.secs), func(t *testing.T) {
+			script := fmt.Sprintf(`python3 -c '
+import ctypes, select
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.timerfd_create(1, 0)
+spec = (ctypes.c_long * 4)(0, 0, %d, 0)
+libc.timerfd_settime(fd, 0, spec, None)
+ep = select.epoll(); ep.register(fd, select.EPOLLIN); ep.poll()'`, tc.secs)
+			startPlain(t, "bash", "-c", script)
+			s := New(os.Getpid(), nil)
+			tree := waitFor(t, s, "python waiting in epoll_wait", func(tr Tree) bool {
+				p, ok := findProc(tr, func(p Proc) bool { return p.Comm == "python3" })
+				return ok && p.State == 'S' && p.SyscallName == "epoll_wait"
+			})
+			if tree.TimerSleep != tc.timer {
+				t.Errorf("TimerSleep = %v, want %v; timers %+v\n%s", tree.TimerSleep, tc.timer, tree.Timers, dump(tree))
+			}
+			if tc.timer && (len(tree.Timers) == 0 || !near(tree.Timers[0].Timeout, 30*time.Second)) {
+				t.Errorf("timerfd's time left not read: %+v", tree.Timers)
+			}
+		})
+	}
+}
