@@ -63,13 +63,15 @@ func quoteArgv(argv []string) string {
 }
 
 // quietRetry reports a quiet retry loop: the same short-lived command started
-// again and again since the last output. Two starts are enough when the
-// command line is a loop that polls (`until curl -fs URL; do sleep 2; done`)
-// or never ends; with no such loop in sight (a script's loop), six.
+// again and again since the last output, in a command line that loops until
+// something succeeds (`until curl -fs URL; do sleep 2; done`) or forever. Two
+// starts are enough. Repeats alone are not: a silent script that runs the
+// same `curl -s URL` a hundred times ends by itself, and without the tries'
+// exit status (bash reaps them) nothing tells the two apart.
 func (s *scene) quietRetry() (Answer, bool) {
 	st := s.st
 	loop := s.facts.loops.polls != "" || s.facts.loops.forever
-	if !(st.Repeats >= 2 && loop || st.Repeats >= 6 && !s.facts.bounded) {
+	if st.Repeats < 2 || !loop {
 		return Answer{}, false
 	}
 	ev := []string{

@@ -48,6 +48,12 @@ func TestQuietRetryLoopIsLooping(t *testing.T) {
 	if v := judgeLocally(st); v.Status.Choice != Progressing {
 		t.Errorf("one try judged %s: %v", v.Status.Choice, v.Status.Evidence)
 	}
+	// Repeats with no polling loop in sight: a script's silent work.
+	st = quietState("./fetch-all.sh")
+	st.Repeats, st.Repeated = 40, "curl -s http://x/"
+	if v := judgeLocally(st); v.Status.Choice == Looping {
+		t.Errorf("repeats alone judged looping: %v", v.Status.Evidence)
+	}
 	// A bounded loop repeats too, and ends by itself.
 	st = quietState("for i in 1 2 3 4 5 6; do nc -z 127.0.0.1 1 && break; sleep 2; done")
 	st.Repeats, st.Repeated = 6, "sleep 2"
