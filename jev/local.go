@@ -59,6 +59,7 @@ type scene struct {
 
 func judgeLocally(st State) Verdict {
 	s := &scene{st: st, facts: analyzeCommand(st.Command)}
+	s.runningExpect()
 	s.blockedOnTTY = st.SampleComplete && st.ReadingTTY
 	s.silent = st.NewOutputBytes <= 0
 	status := s.status()
@@ -174,6 +175,15 @@ func (s *scene) withOutput() Answer {
 	st := s.st
 	_, service := s.facts.service()
 	service = service || len(st.Listening) > 0
+	advancing, advLine := false, ""
+	if !service && st.NewLines >= 3 && st.Repetition >= 0.8 {
+		advLine, advancing = advancingNumbers(st.Tail)
+	}
+	if advancing {
+		return choiceAnswer(Status, Progressing, 0.85, []string{
+			fmt.Sprintf("%d new lines that differ only in numbers, and one keeps growing: %s", st.NewLines, quoteOutput(advLine, 100)),
+		})
+	}
 	if !service && st.NewLines >= 3 && st.Repetition >= 0.8 &&
 		st.NewDistinctLines <= max(2, st.NewLines/5) {
 		conf := 0.75 + (min(st.Repetition, 1) - 0.8)
@@ -223,6 +233,11 @@ func (s *scene) quiet() Answer {
 		return choiceAnswer(Status, Waiting, 0.9, []string{svc.describe() + "; quiet means nothing new has happened", silence})
 	case isService && st.CPUPercent < 5 && st.DiskBytes == 0:
 		return choiceAnswer(Status, Waiting, 0.75, []string{svc.describe() + ", but it is not listening yet", silence})
+	}
+	if a, ok := s.quietRetry(); ok && st.CPUPercent < 50 {
+		return a
+	}
+	switch {
 	case st.CPUPercent >= 5:
 		conf := 0.85
 		if st.CPUPercent >= 50 {
@@ -266,6 +281,9 @@ func (s *scene) quiet() Answer {
 	}
 	if s.facts.bounded && st.Elapsed < s.facts.bound {
 		ev = append(ev, s.boundEvidence())
+	}
+	if r := runningEvidence(st.Running); r != "" {
+		ev = append(ev, r)
 	}
 	return choiceAnswer(Status, Stuck, conf, ev)
 }
@@ -322,6 +340,9 @@ func (s *scene) stop(status, persistent Answer) Answer {
 	switch {
 	case s.blockedOnTTY && st.Interactive:
 		return noulAnswer(Stop, 0.05, status.Confidence, []string{"it waits for input and a person is at the terminal to give it"})
+	case s.blockedOnTTY && st.ReadTimeout > 0 && st.SinceOutput < st.ReadTimeout+2*time.Second:
+		// Counted from the prompt, printed just before the read began.
+		return noulAnswer(Stop, 0.2, 0.8, []string{fmt.Sprintf("its read of the terminal gives up by itself after %s", fmtDuration(st.ReadTimeout))})
 	case s.blockedOnTTY:
 		v := 0.9
 		if status.Confidence >= 0.95 {

@@ -29,10 +29,20 @@ type State struct {
 	AnyRunning bool    // some process in the tree is on a CPU or runnable
 	TimerSleep bool    // a process sleeps on a timer (sleep, a poll with timeout)
 	Procs      int     // processes in the tree
+	// Running: the argv of the processes doing the work now (those with no
+	// children), from /proc — what runs, not what the command line starts with.
+	Running [][]string
+	// Repeats: how many times the same short-lived command (Repeated, its
+	// argv) was started since the last output — a quiet retry loop's tries.
+	Repeats  int
+	Repeated string
 
 	ReadingTTY     bool   // the foreground process is blocked reading the terminal
 	TTYMode        string // "line", "secret" (echo off), "raw", or "" if unknown
 	ForegroundComm string // the terminal's foreground process name
+	// ReadTimeout: the read on the terminal has a timeout of its own (`read
+	// -t 30` waits in pselect6 with one) and gives up by itself after it.
+	ReadTimeout time.Duration
 
 	Listening   []string // listening sockets, "127.0.0.1:3000"
 	Connecting  []string // connections not yet established (SYN_SENT)
@@ -67,9 +77,12 @@ func (s State) Fingerprint() string {
 		field("running", s.AnyRunning)
 		field("timer", s.TimerSleep)
 		field("procs", s.Procs)
+		field("repeats", countBucket(s.Repeats))
+		field("running", s.Running)
 		field("tty", s.ReadingTTY)
 		field("mode", s.TTYMode)
 		field("comm", s.ForegroundComm)
+		field("readtimeout", s.ReadTimeout)
 		field("listen", sortedJoin(s.Listening))
 		field("connect", sortedJoin(s.Connecting))
 		field("established", countBucket(s.Established))

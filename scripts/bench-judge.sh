@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# make bench-judge: the labelled scenario corpus through the local judge.
+# make bench-judge: both labelled corpora through the local judge — the
+# tuning corpus (scripts/scenarios/corpus.yaml) and the held-out one
+# (scripts/scenarios/heldout.yaml), which the judge is never tuned to.
 # Arguments go to scripts/bench-judge.py, e.g. --markdown, --only 'pager|editor'.
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
-exec python3 scripts/bench-judge.py --bin bin/hangdog "$@"
+status=0
+for corpus in scripts/scenarios/corpus.yaml scripts/scenarios/heldout.yaml; do
+  echo "== $corpus"
+  python3 scripts/bench-judge.py --bin bin/hangdog --corpus "$corpus" "$@" || status=$?
+done
+exit "$status"

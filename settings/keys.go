@@ -98,7 +98,7 @@ var keySpecs = []KeySpec{
 		Help:    "What to do when a non-bash tool call looks stuck: nothing, warn, or abort the agent's turn.",
 	},
 	{
-		Key: "watchdog.inputWaitSec", Kind: KindNumber, Default: 10.0,
+		Key: "watchdog.inputWaitSec", Kind: KindNumber, Default: 3.0,
 		Allowed: "a number of seconds from 0 to 86400 (fractions allowed)",
 		Help:    "Seconds a command blocked reading the terminal with nobody at it waits before it is acted on.",
 		parse:   numberIn(0, true, maxWaitSeconds),

@@ -46,7 +46,7 @@ func Default() Watchdog {
 		WatchBash:     true,
 		WatchBgTasks:  false,
 		OtherTools:    "off",
-		InputWaitSec:  10,
+		InputWaitSec:  3,
 		Debug:         false,
 		DecisionModel: DecisionModel{Source: "inherit", Backend: "local", TimeoutSec: 20},
 	}

@@ -45,6 +45,7 @@ func (s *Sampler) account(tree *Tree, notes []evidence) {
 			continue
 		}
 		tree.Procs[rec.idx].New = !same
+		tree.Procs[rec.idx].Age = max(boot-ticksToDuration(rec.start, hz), 0)
 		notes[rec.idx].ownTicks, notes[rec.idx].childTicks, notes[rec.idx].io = own, child, io
 	}
 
@@ -79,9 +80,28 @@ func (s *Sampler) account(tree *Tree, notes []evidence) {
 		case p.State == 'D' && n.io != (ioCounters{}):
 			tree.AnyRunning = true
 		}
-		if p.State == 'S' && (n.syscallKind == kindTimer ||
+		if p.State == 'S' && (n.syscallKind == kindTimer || p.WaitTimed ||
 			(p.Syscall == SyscallUnknown && (p.Wchan == "hrtimer_nanosleep" || p.Wchan == "do_nanosleep"))) {
 			tree.TimerSleep = true
+			if len(tree.Timers) < maxTimers {
+				t := Timer{PID: p.PID, TID: p.PID, Comm: p.Comm, Syscall: p.SyscallName, Timeout: p.WaitTimeout}
+				if n.det != nil {
+					t.Absolute = n.det.absolute
+				}
+				if t.Syscall == "" {
+					t.Syscall = p.Wchan
+				}
+				tree.Timers = append(tree.Timers, t)
+			}
+		}
+		if n.det != nil && p.State != 'Z' {
+			for _, t := range n.det.threadTimers {
+				tree.TimerSleep = true
+				if len(tree.Timers) < maxTimers {
+					t.Comm = p.Comm
+					tree.Timers = append(tree.Timers, t)
+				}
+			}
 		}
 	}
 	if window > 0 {

@@ -223,3 +223,27 @@ func BenchmarkSample50TasksEverySecond(b *testing.B) {
 	b.ReportMetric(perRound, "cpu-ns/op")
 	b.ReportMetric(perRound/float64(time.Second)*100, "cpu-%-of-a-core")
 }
+
+// BenchmarkSampleThreads samples a 5-process tree in which one process is a
+// runtime with 9 threads (a worker pool parked in futex and one thread in
+// epoll_wait with a timeout): every thread's syscall is read, which is what
+// a multi-threaded process adds to a sample.
+func BenchmarkSampleThreads(b *testing.B) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		b.Skip("python3 makes the threads")
+	}
+	const threads = `python3 -c 'import select, threading
+e = threading.Event()
+for _ in range(8): threading.Thread(target=e.wait, daemon=True).start()
+threading.Thread(target=lambda: select.epoll().poll(600), daemon=True).start()
+e.wait()' & sleep 600 & sleep 600 & cat; exit`
+	task := startSupervisedTree(b, threads, 5)
+	s := New(task.root, task.master)
+	start := cpuTime()
+	for b.Loop() {
+		if _, err := s.Sample(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}

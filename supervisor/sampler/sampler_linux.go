@@ -56,6 +56,7 @@ type evidence struct {
 	waits       []string // targets of the fds a blocked read/poll waits on
 	fdsUnread   bool
 	syscallKind syscallKind
+	det         *details
 	ownTicks    float64 // delta, prorated for processes first seen mid-life
 	childTicks  float64
 	io          ioCounters
@@ -202,7 +203,7 @@ func (s *Sampler) readProc(pid int, tree *Tree) (proc Proc, note evidence, ok bo
 	if seen && prev.det != nil && rec.runsKnown && prev.runsKnown && prev.runs == rec.runs && prev.state == st.state {
 		det = prev.det
 	} else {
-		det, err = s.readDetails(pid, dir, st.state)
+		det, err = s.readDetails(pid, dir, st.state, st.threads)
 		if err != nil {
 			return proc, note, false // gone mid-read
 		}
@@ -217,12 +218,14 @@ func (s *Sampler) readProc(pid int, tree *Tree) (proc Proc, note evidence, ok bo
 		Comm: comm, State: st.state, Threads: st.threads, StartTicks: st.start,
 		Cmdline: det.cmdline, Wchan: det.wchan, Fd0: det.fd0, ReadFd: det.readFd,
 		Syscall: det.syscall, SyscallName: det.syscallName, SyscallArg0: det.arg0,
+		WaitTimed: det.timed, WaitTimeout: det.timeout, Argv: det.argv,
 	}
 	if len(det.unread) > 0 {
 		proc.Unread = append([]string(nil), det.unread...)
 		tree.Complete = false
 	}
 	note.waits, note.syscallKind, note.fdsUnread = det.waits, det.kind, det.fdsUnread
+	note.det = det
 	for _, inode := range det.sockets {
 		s.holders = append(s.holders, socketHolder{pid: pid, inode: inode})
 	}
@@ -249,12 +252,17 @@ type details struct {
 	fdsUnread                   bool
 	io                          ioCounters
 	ioOK                        bool
+	argv                        []string
+	timed                       bool // the main thread's call has a timeout
+	timeout                     time.Duration
+	absolute                    bool
+	threadTimers                []Timer // the other threads' timed waits
 }
 
 // readDetails reads argv, the blocking syscall and what it waits on, and the
 // fds. err is set only when the process vanished; anything unreadable is
 // listed in unread.
-func (s *Sampler) readDetails(pid, dir int, state byte) (*details, error) {
+func (s *Sampler) readDetails(pid, dir int, state byte, threads int) (*details, error) {
 	f := &s.files
 	det := &details{syscall: SyscallRunning}
 	b, err := f.read(dir, "io", -1, 4096, false)
@@ -268,6 +276,7 @@ func (s *Sampler) readDetails(pid, dir int, state byte) (*details, error) {
 	}
 	if b, err := f.read(dir, "cmdline", -1, 4096, false); err == nil {
 		det.cmdline = cmdline(b)
+		det.argv = argv(b)
 	} else if gone(err) {
 		return nil, err
 	} else {
@@ -290,6 +299,7 @@ func (s *Sampler) readDetails(pid, dir int, state byte) (*details, error) {
 				det.arg0 = sc.args[0]
 				if info, ok := lookupSyscall(sc.nr); ok {
 					det.syscallName, det.kind, named = info.name, info.kind, true
+					det.timeout, det.absolute, det.timed = f.timedWait(pid, info.name, sc)
 				}
 			}
 		} else {
@@ -306,6 +316,12 @@ func (s *Sampler) readDetails(pid, dir int, state byte) (*details, error) {
 				det.wchan = string(b)
 			}
 		}
+	}
+
+	// The other threads: a runtime's event loop or sleeping worker is
+	// rarely the main thread.
+	if threads > 1 {
+		det.threadTimers = s.threadTimers(pid, dir, nil)
 	}
 
 	s.links, err = f.scanFds(dir, s.links)
@@ -329,6 +345,9 @@ func (s *Sampler) readDetails(pid, dir int, state byte) (*details, error) {
 		for _, fd := range s.waited {
 			if t := f.target(s.links, fd); t != nil {
 				det.waits = append(det.waits, string(t))
+				if !det.timed && string(t) == timerfdTarget {
+					det.timeout, det.timed = f.timerfdLeft(dir, fd)
+				}
 			}
 		}
 		// Of several fds, name the terminal if it is one of them.
@@ -383,6 +402,15 @@ func (s *Sampler) appendChildren(queue []int, dir, pid, threads int) ([]int, err
 		}
 	}
 	return queue, firstErr
+}
+
+// argv splits the NUL-separated argv.
+func argv(b []byte) []string {
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\x00")
 }
 
 // cmdline joins the NUL-separated argv.

@@ -30,6 +30,11 @@ type Proc struct {
 	Syscall     int    // blocking syscall number, SyscallRunning or SyscallUnknown
 	SyscallName string // "read", "wait4", "clock_nanosleep"…; "" when not known
 	SyscallArg0 uint64
+	// WaitTimed: the main thread's blocking call has a timeout, WaitTimeout
+	// its value (see Timer.Timeout).
+	WaitTimed   bool
+	WaitTimeout time.Duration
+	Argv        []string // argv from /proc/PID/cmdline (Cmdline, not joined)
 
 	Fd0    string // what fd 0 points to ("/dev/pts/3", "pipe:[123]", "/dev/null")
 	ReadFd string // when blocked in a read- or poll-like syscall: what that fd points to
@@ -37,12 +42,24 @@ type Proc struct {
 	Sockets    []Socket // TCP sockets it holds
 	Children   int      // direct children found by the walk (zombies excluded)
 	Threads    int
-	StartTicks uint64 // start time in clock ticks since boot; with PID it names the process
-	New        bool   // not in the previous sample
+	StartTicks uint64        // start time in clock ticks since boot; with PID it names the process
+	Age        time.Duration // how long it has run, at the sample
+	New        bool          // not in the previous sample
 
 	// Unread lists what could not be read for this live process ("io",
 	// "syscall", "fds"), usually because it belongs to another user (sudo).
 	Unread []string
+}
+
+// Timer is one thread blocked in a call that wakes by itself.
+type Timer struct {
+	PID, TID int
+	Comm     string
+	Syscall  string // "epoll_pwait", "futex", "clock_nanosleep"…
+	// Timeout is what is left of an absolute deadline (Absolute), else the
+	// timeout the call was made with; 0 when it could not be read.
+	Timeout  time.Duration
+	Absolute bool
 }
 
 // Socket is one TCP socket held by a process of the tree.
@@ -73,7 +90,11 @@ type Tree struct {
 	ReadBytes, WriteBytes, RChar, WChar int64
 
 	AnyRunning bool // some process is in state R, or in D while doing I/O
-	TimerSleep bool // some process sleeps in nanosleep/clock_nanosleep
+	// TimerSleep: some thread of some process waits with a timeout (a sleep,
+	// a poll/select/epoll_wait with a timeout, a futex wait with a
+	// deadline): it will wake by itself. Timers lists them (at most 8).
+	TimerSleep bool
+	Timers     []Timer
 
 	ForegroundPGID int     // the PTY's foreground process group; 0 if unknown
 	TTYMode        TTYMode // from the PTY's termios; "" without a PTY
@@ -88,6 +109,15 @@ type Tree struct {
 	// the syscall is unreadable) or "termios" (a sleeping foreground process
 	// of another user, such as sudo, with the PTY in secret mode).
 	ReadingTTYBy string
+	// ReadingTTYTimed: the read itself has a timeout (`read -t 30` waits in
+	// pselect6 with one), ReadingTTYTimeout its value when it could be read.
+	ReadingTTYTimed   bool
+	ReadingTTYTimeout time.Duration
+	ReadingTTYSyscall string
+	// Forwarding: the reader waits on the terminal and a socket in the same
+	// call (ssh, telnet, nc, `docker exec -it`): it reads the terminal only to
+	// pass keys on, and what it waits for is the connection.
+	Forwarding bool
 
 	Listening   []Socket
 	Connecting  []Socket // SYN_SENT

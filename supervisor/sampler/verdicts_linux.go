@@ -2,6 +2,8 @@
 
 package sampler
 
+import "strings"
+
 // socketHolder is one process holding one socket fd.
 type socketHolder struct {
 	pid   int
@@ -120,7 +122,24 @@ func (s *Sampler) findTTYReader(tree *Tree, notes []evidence) {
 		}
 		if by != "" {
 			tree.ReadingTTY, tree.ReadingTTYPID, tree.ReadingTTYComm, tree.ReadingTTYBy = true, p.PID, p.Comm, by
+			tree.ReadingTTYTimed, tree.ReadingTTYTimeout, tree.ReadingTTYSyscall = p.WaitTimed, p.WaitTimeout, p.SyscallName
+			tree.Forwarding = forwards(notes[i].waits)
 			return
 		}
 	}
+}
+
+// forwards reports whether one blocking call waits on a socket as well as
+// the terminal: the shape of ssh, telnet, nc and `docker exec -it`, which
+// read keys only to send them on.
+func forwards(waits []string) bool {
+	if len(waits) < 2 {
+		return false
+	}
+	for _, w := range waits {
+		if strings.HasPrefix(w, "socket:[") {
+			return true
+		}
+	}
+	return false
 }

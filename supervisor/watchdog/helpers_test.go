@@ -17,8 +17,12 @@ import (
 var t0 = time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 
 // config is the default watchdog configuration with changes applied.
+// config is the default configuration with the input wait these tests'
+// timelines were written for (10 s, the default before issue 11), so each
+// test states its own times instead of following the default.
 func config(changes ...func(*watchdogconf.Watchdog)) watchdogconf.Watchdog {
 	c := watchdogconf.Default()
+	c.InputWaitSec = 10
 	for _, f := range changes {
 		f(&c)
 	}

@@ -42,7 +42,7 @@ func (iw *inputWatch) observe(o Observation) (waited time.Duration, start time.T
 		return 0, time.Time{}
 	}
 	iw.lastSample = o.Now
-	reading := o.Tree.ReadingTTY && !o.Interactive
+	reading := readingTTY(o.Tree) && !o.Interactive
 	iw.lastSampleReading = reading
 	if !reading {
 		iw.notReadingAt = o.Now
@@ -50,38 +50,6 @@ func (iw *inputWatch) observe(o Observation) (waited time.Duration, start time.T
 	}
 	start = iw.waitStart(o.Output.LastOutput, o.Started)
 	return o.Now.Sub(start), start
-}
-
-// inputWait is what a process blocked on the terminal is waiting for.
-type inputWait struct {
-	kind    string
-	program string
-	line    string // the unfinished last line, untrusted
-}
-
-var (
-	pagers  = " less more most pg man bat w3m lynx "
-	editors = " vim vi nvim view vimdiff nano pico emacs emacs-nox micro hx helix kak joe jed mcedit ne "
-)
-
-func classifyInput(t sampler.Tree, lastLine string) inputWait {
-	w := inputWait{program: readerName(t), line: lastLine}
-	name := " " + w.program + " "
-	switch {
-	case t.TTYMode == sampler.TTYSecret:
-		w.kind = InputSecret
-	case t.TTYMode == sampler.TTYRaw && strings.Contains(pagers, name):
-		w.kind = InputPager
-	case t.TTYMode == sampler.TTYRaw && strings.Contains(editors, name):
-		w.kind = InputEditor
-	case t.TTYMode == sampler.TTYRaw:
-		w.kind = InputScreen
-	case strings.TrimSpace(lastLine) != "":
-		w.kind = InputPrompt
-	default:
-		w.kind = InputStdin
-	}
-	return w
 }
 
 // readerName names the process reading the terminal: the sampler's reader,
@@ -102,46 +70,6 @@ func readerName(t sampler.Tree) string {
 	return ""
 }
 
-// describe says what the process waits for and whether `bg send` can help,
-// for a caller that cannot see the terminal.
-func (w inputWait) describe() string {
-	prog := quote(w.program, 30)
-	switch w.kind {
-	case InputPrompt:
-		return "last line " + quote(w.line, 160) + " (sending the task input answers it)"
-	case InputSecret:
-		s := "password prompt"
-		if strings.TrimSpace(w.line) != "" {
-			s += " " + quote(w.line, 160)
-		}
-		return s + " (echo is off; it wants a secret)"
-	case InputPager:
-		return "pager " + prog + " is showing output (sending the task q quits it)"
-	case InputEditor:
-		return "editor " + prog + " is open and waiting for keys"
-	case InputScreen:
-		return "full-screen program " + prog + " is waiting for keys"
-	}
-	return prog + " is reading the terminal with no prompt shown"
-}
-
-// advice is what to do instead of re-running the same way.
-func (w inputWait) advice() string {
-	switch w.kind {
-	case InputPrompt:
-		return "answer it non-interactively (a flag such as --yes, or the answer on stdin)"
-	case InputSecret:
-		return "supply credentials another way (an agent, a token or a config file), not at a password prompt"
-	case InputPager:
-		return "turn the pager off (--no-pager, PAGER=cat, or pipe to cat)"
-	case InputEditor:
-		return "pass the text without an editor (a flag such as -m, or GIT_EDITOR=true)"
-	case InputScreen:
-		return "use the program's batch or plain-output mode"
-	}
-	return "give it input on stdin or run it with </dev/null"
-}
-
 // inputReason is the caller's one line for an input decision.
 func inputReason(w inputWait, interactive bool) string {
 	if interactive {
@@ -156,9 +84,95 @@ func inputEvidence(t sampler.Tree, waited time.Duration) string {
 	if mode == "" {
 		mode = "unknown"
 	}
-	s := fmt.Sprintf("%s (pid %d) blocked reading the terminal for %s, mode %s", quote(readerName(t), 30), t.ReadingTTYPID, seconds(waited), mode)
+	call := t.ReadingTTYSyscall
+	if call == "" {
+		call = "an unknown call"
+	}
+	timeout := "no timeout"
+	switch {
+	case t.ReadingTTYTimed && t.ReadingTTYTimeout > 0:
+		timeout = "timeout " + seconds(t.ReadingTTYTimeout)
+	case t.ReadingTTYTimed:
+		timeout = "a timeout it did not show"
+	}
+	s := fmt.Sprintf("%s (pid %d, argv[0] %s) blocked in %s (%s) reading the terminal for %s, mode %s",
+		quote(readerName(t), 30), t.ReadingTTYPID, quote(argv0(t, t.ReadingTTYPID), 40), call, timeout, seconds(waited), mode)
 	if t.ReadingTTYBy != "" {
 		s += ", seen by " + t.ReadingTTYBy
 	}
 	return s
+}
+
+// argv0 is the first word of a process's argv ("" when unknown).
+func argv0(t sampler.Tree, pid int) string {
+	for _, p := range t.Procs {
+		if p.PID == pid && len(p.Argv) > 0 {
+			return p.Argv[0]
+		}
+	}
+	return ""
+}
+
+// timersEvidence names the timed waits that keep a tree from being idle:
+// pid, argv[0], the call and its timeout.
+func timersEvidence(t sampler.Tree) string {
+	if len(t.Timers) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("timer pending: ")
+	for i, tm := range t.Timers {
+		if i == 3 {
+			fmt.Fprintf(&b, " and %d more", len(t.Timers)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		timeout := "timeout unknown"
+		switch {
+		case tm.Timeout > 0 && tm.Absolute:
+			timeout = seconds(tm.Timeout) + " left"
+		case tm.Timeout > 0:
+			timeout = "timeout " + seconds(tm.Timeout)
+		}
+		who := fmt.Sprintf("pid %d", tm.PID)
+		if tm.TID != tm.PID {
+			who += fmt.Sprintf(" thread %d", tm.TID)
+		}
+		fmt.Fprintf(&b, "%s %s (%s) in %s, %s", quote(tm.Comm, 20), who, quote(argv0(t, tm.PID), 30), tm.Syscall, timeout)
+	}
+	return b.String()
+}
+
+// readingTTY: a process waits for someone to type. A forwarder (ssh,
+// telnet, nc, `docker exec -it`) reads the terminal only to pass keys on; it
+// waits on its connection, and is judged by it.
+func readingTTY(t sampler.Tree) bool { return t.ReadingTTY && !t.Forwarding }
+
+// blockedEvidence names what the working processes (those with no
+// children) are blocked in when no timer is pending: the evidence an idle
+// decision rests on — pid, argv[0], the call and that it has no timeout.
+func blockedEvidence(t sampler.Tree) string {
+	var parts []string
+	for _, p := range t.Procs {
+		if p.Children > 0 || (p.State != 'S' && p.State != 'D') {
+			continue
+		}
+		call := p.SyscallName
+		switch {
+		case call == "" && p.Wchan != "":
+			call = "wchan " + p.Wchan
+		case call == "":
+			call = "an unknown call"
+		}
+		parts = append(parts, fmt.Sprintf("%s pid %d (%s) in %s, no timeout", quote(p.Comm, 20), p.PID, quote(argv0(t, p.PID), 30), call))
+		if len(parts) == 3 {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "blocked: " + strings.Join(parts, "; ")
 }

@@ -224,7 +224,7 @@ func TestFastCheckWanted(t *testing.T) {
 
 func TestInputDescriptionsAreOneSafeLine(t *testing.T) {
 	hostile := "Password for https://bob:hunter2@git.example.com\x1b[2J\x1b]0;pwned\x07\nrm -rf / ? "
-	d := inputReason(classifyInput(tree(reading(sampler.TTYLine, "git")), hostile), false)
+	d := inputReason(classifyInput(tree(reading(sampler.TTYLine, "git")), hostile, nil), false)
 	for _, bad := range []string{"\n", "\x1b", "\x07", "hunter2"} {
 		if strings.Contains(d, bad) {
 			t.Errorf("reason %q contains %q", d, bad)

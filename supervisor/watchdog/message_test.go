@@ -40,7 +40,7 @@ func TestKillMessage(t *testing.T) {
 			name: "a pager", elapsed: 20 * time.Second, since: 19 * time.Second,
 			d: Decision{Trigger: TriggerInput, InputKind: InputPager, Reason: "waiting for input: pager `less` is showing output (`hangdog bg send` of q quits it)"},
 			want: "⚠ Killed by hangdog watchdog after 20s: waiting for input: pager `less` is showing output (`hangdog bg send` of q quits it) — no new output for 19s. " +
-				"It was waiting for input nobody here can give; do not re-run it the same way: turn the pager off (--no-pager, PAGER=cat, or pipe to cat).",
+				"It was waiting for input nobody here can give; do not re-run it the same way: turn the pager off (--no-pager, PAGER=cat, MANPAGER=cat, or pipe to cat).",
 		},
 		{
 			name: "forced", elapsed: 120 * time.Second, since: 5 * time.Second,

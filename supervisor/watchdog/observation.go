@@ -94,4 +94,7 @@ const (
 	InputEditor = "editor" // vim, nano, emacs
 	InputScreen = "screen" // another full-screen (raw mode) program
 	InputStdin  = "stdin"  // a line-mode read with no prompt shown
+	InputREPL   = "repl"   // an interpreter, database shell or debugger at its prompt
+	InputMenu   = "menu"   // a numbered choice: select's `#? `, `Choose 1-3 [1]:`
+	InputForm   = "form"   // one field of a form: `Country Name (2 letter code) [AU]:`
 )

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev"
+	"github.com/hangdog/hangdog/supervisor/sampler"
 )
 
 // inputFinding is what one sample says about a wait on the terminal.
@@ -19,17 +20,38 @@ type inputFinding struct {
 
 func (w *Watch) findInput(o Observation) inputFinding {
 	waited, start := w.input.observe(o)
-	if !o.TreeOK || !o.Tree.ReadingTTY {
+	if !o.TreeOK || !readingTTY(o.Tree) {
 		return inputFinding{}
 	}
 	return inputFinding{
 		reading: true,
-		wait:    classifyInput(o.Tree, o.Output.LastLine),
+		wait:    classifyInput(o.Tree, o.Output.LastLine, o.Output.Tail),
 		waited:  waited,
 		start:   start,
-		due:     !o.Interactive && waited >= w.cfg.InputWait() && !start.Equal(w.input.decidedWait),
+		due:     !o.Interactive && waited >= inputWaitFor(o.Tree, w.cfg.InputWait()) && !start.Equal(w.input.decidedWait),
 	}
 }
+
+// maxBoundedRead is the longest timeout of a read on the terminal the input
+// trigger waits out: `read -t 30` gives up by itself, a read that would only
+// give up in an hour is, for a caller, waiting for input.
+const maxBoundedRead = 60 * time.Second
+
+// inputWaitFor is how long a wait on the terminal must last before it is
+// acted on: inputWaitSec, or, for a line-mode read whose own call has a
+// timeout (`read -t N` waits in pselect6 with one), until that timeout has
+// passed. Raw-mode programs are not waited out: editors and REPLs poll with a
+// timeout for their own housekeeping (vim's updatetime), not to give up.
+func inputWaitFor(t sampler.Tree, wait time.Duration) time.Duration {
+	if !t.ReadingTTYTimed || t.TTYMode == sampler.TTYRaw || t.ReadingTTYTimeout <= 0 || t.ReadingTTYTimeout > maxBoundedRead {
+		return wait
+	}
+	return max(wait, t.ReadingTTYTimeout+boundedReadGrace)
+}
+
+// boundedReadGrace: the read's timeout counts from the call, which starts a
+// moment after the prompt that starts the wait.
+const boundedReadGrace = 2 * time.Second
 
 // settleInput decides on a process blocked reading the terminal. Input needs
 // no streak and no model: blocked on a terminal nobody can type into is
@@ -50,7 +72,7 @@ func (w *Watch) settleInput(d *Decision, o Observation, f inputFinding) {
 		if !f.start.IsZero() && f.start.Equal(w.input.decidedWait) {
 			d.Evidence = append(d.Evidence, "this wait was already decided on")
 		} else {
-			d.Evidence = append(d.Evidence, "acts once it has waited "+seconds(w.cfg.InputWait()))
+			d.Evidence = append(d.Evidence, "acts once it has waited "+seconds(inputWaitFor(o.Tree, w.cfg.InputWait())))
 		}
 		return
 	}
@@ -125,6 +147,8 @@ func (w *Watch) decideDue(d *Decision, o Observation, ev evidence, svc bool, svc
 			veto, note = VetoDisabled, "watchdog.enabled is false"
 		case c.boundVeto && w.bounded && o.Now.Before(w.boundEnd()):
 			veto, note = w.boundVeto(o.Now), fmt.Sprintf("the command declares it may take %s", seconds(w.bound))
+		case c.boundVeto && w.procBounds.holds(o.Now):
+			veto, note = w.procBounds.veto(o.Now)
 		case c.needSample == needSample && !ev.treeOK,
 			c.needSample == needComplete && !ev.complete:
 			veto, note = VetoIncomplete, "the process tree could not be read in full, so it cannot be called idle"

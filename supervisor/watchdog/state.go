@@ -38,9 +38,13 @@ func StateOf(o Observation) jev.State {
 	st.AnyRunning = t.AnyRunning
 	st.TimerSleep = t.TimerSleep
 	st.Procs = len(t.Procs)
-	st.ReadingTTY = t.ReadingTTY
+	st.ReadingTTY = readingTTY(t)
+	if st.ReadingTTY && inputWaitFor(t, 0) > 0 {
+		st.ReadTimeout = t.ReadingTTYTimeout // a bounded read (see inputWaitFor)
+	}
 	st.TTYMode = string(t.TTYMode)
 	st.ForegroundComm = readerName(t)
+	st.Running = runningArgv(t)
 	st.Listening = socketEnds(t.Listening, false)
 	st.Connecting = socketEnds(t.Connecting, true)
 	st.Established = len(t.Established)
@@ -66,6 +70,9 @@ func (w *Watch) StateFor(o Observation) jev.State {
 		st.CPUPercent = e.cpu
 		st.DiskBytes = e.disk
 		st.TimerSleep = e.timerSleep
+		// Counting is idempotent, so doing it here changes nothing Due sees.
+		w.respawns.update(o.Tree, o.Output.LastOutput)
+		st.Repeats, st.Repeated = w.respawns.n, w.respawns.top
 	}
 	return st
 }
@@ -82,6 +89,22 @@ func socketEnds(socks []sampler.Socket, remote bool) []string {
 			out = append(out, s.Remote)
 		} else {
 			out = append(out, s.Local)
+		}
+	}
+	return out
+}
+
+// runningArgv lists the argv of the processes that do the work now: those
+// with no children, the `bash -c` wrapper left out (at most 8).
+func runningArgv(t sampler.Tree) [][]string {
+	var out [][]string
+	for i, p := range t.Procs {
+		if p.Children > 0 || len(p.Argv) == 0 || (i == 0 && len(t.Procs) > 1) {
+			continue
+		}
+		out = append(out, p.Argv)
+		if len(out) == 8 {
+			break
 		}
 	}
 	return out

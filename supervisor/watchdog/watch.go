@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hangdog/hangdog/jev"
@@ -35,8 +36,10 @@ type Watch struct {
 	lastDue   time.Time
 	win       window
 
-	input   inputWatch
-	service serviceView
+	input      inputWatch
+	service    serviceView
+	procBounds procBounds
+	respawns   respawns
 
 	status        string // the status the current streak agrees on
 	statusStreak  int
@@ -150,6 +153,9 @@ func (w *Watch) Fast(o Observation) Decision {
 	w.win.add(o)
 	w.checks++
 	d := Decision{Time: o.Now, Check: w.checks}
+	if o.TreeOK {
+		w.respawns.update(o.Tree, o.Output.LastOutput)
+	}
 	f := w.findInput(o)
 	if !f.reading {
 		if o.TreeOK {
@@ -174,6 +180,10 @@ func (w *Watch) Due(o Observation) Decision {
 	w.dueChecks++
 	w.lastDue = o.Now
 
+	if o.TreeOK {
+		w.procBounds.update(o.Tree, o.Now)
+		w.respawns.update(o.Tree, o.Output.LastOutput)
+	}
 	v := o.Verdict
 	w.service.update(v)
 	svc, svcWhy := w.service.isService(o.Tree, o.TreeOK)
@@ -186,6 +196,17 @@ func (w *Watch) Due(o Observation) Decision {
 	d.Evidence = append(ev.describe(), verdictEvidence(v)...)
 	if svc {
 		d.Evidence = append(d.Evidence, "service: "+svcWhy)
+	}
+	if o.TreeOK {
+		if o.Tree.TimerSleep {
+			d.Evidence = appendNote(d.Evidence, timersEvidence(o.Tree))
+		} else if !o.Tree.AnyRunning {
+			d.Evidence = appendNote(d.Evidence, blockedEvidence(o.Tree))
+		}
+		if o.Tree.ReadingTTY && o.Tree.Forwarding {
+			d.Evidence = append(d.Evidence, fmt.Sprintf("%s (pid %d) reads the terminal only to forward it: it waits on a connection too",
+				quote(o.Tree.ReadingTTYComm, 30), o.Tree.ReadingTTYPID))
+		}
 	}
 
 	w.decideDue(&d, o, ev, svc, svcWhy)
