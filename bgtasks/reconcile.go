@@ -61,15 +61,10 @@ func (r *Registry) Reconcile(t *Task) (*Task, error) {
 		}
 		fresh.Result = &res
 		tail, _ := r.TailLines(fresh.ID, lostEventTailLines, lostEventTailBytes)
-		_, err = r.appendEventLocked(Event{
-			Time:       now,
-			Kind:       EventLost,
-			TaskID:     fresh.ID,
-			Command:    fresh.Command,
-			DurationMS: fresh.Duration(now).Milliseconds(),
-			Reason:     LostReason,
-			Tail:       tail,
-		})
+		ev := fresh.Meta.Event(EventLost)
+		ev.Time, ev.DurationMS = now, fresh.Duration(now).Milliseconds()
+		ev.Reason, ev.Tail = LostReason, tail
+		_, err = r.appendEventLocked(ev)
 		return err
 	})
 	if err != nil {

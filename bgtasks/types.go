@@ -54,6 +54,11 @@ type Meta struct {
 	DetachedAt   *time.Time `json:"detached_at,omitempty"`
 	DetachReason string     `json:"detach_reason,omitempty"`
 	Caller       string     `json:"caller,omitempty"` // "agent" (stdin not a tty) or "tty"
+
+	// Owner is the session that started the task ("" for nobody) and
+	// Project the directory it belongs to; see Scope.
+	Owner   string `json:"owner,omitempty"`
+	Project string `json:"project,omitempty"`
 }
 
 // Result is a task's result file (result.json), written once, atomically,
@@ -104,4 +109,8 @@ type Event struct {
 	DurationMS int64     `json:"duration_ms"`
 	Reason     string    `json:"reason,omitempty"`
 	Tail       string    `json:"tail,omitempty"` // last lines of output, plain text
+	// Owner and Project are the task's (Meta.Owner, Meta.Project), so a
+	// reader can keep to its own session's news; see Scope.
+	Owner   string `json:"owner,omitempty"`
+	Project string `json:"project,omitempty"`
 }

@@ -154,6 +154,11 @@ var keySpecs = []KeySpec{
 		userOnlyWhy: "decide how long the output of your other projects' tasks is kept",
 		parse:       numberIn(0, true, maxKeepDays),
 	},
+	{
+		Key: "tasks.agentProfile", Kind: KindBool, Default: true, Allowed: boolAllowed,
+		Help:  "Give commands nobody is at (MCP, run --json, hooks) an environment without pagers, editors or credential prompts; false leaves the environment as it is.",
+		parse: parseBool,
+	},
 }
 
 func init() {

@@ -51,6 +51,8 @@ type Settings struct {
 	// warnings are what KeepGoing left out.
 	warnings  []error
 	keepGoing bool
+	// agentProfile gives commands nobody is at the agent profile's environment.
+	agentProfile bool
 }
 
 type origin struct{ source, detail string }
@@ -116,7 +118,8 @@ func Load(opts Options) (*Settings, error) {
 	var all struct {
 		Watchdog Watchdog `mapstructure:"watchdog"`
 		Tasks    struct {
-			KeepDays float64 `mapstructure:"keepDays"`
+			KeepDays     float64 `mapstructure:"keepDays"`
+			AgentProfile bool    `mapstructure:"agentProfile"`
 		} `mapstructure:"tasks"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
@@ -124,6 +127,7 @@ func Load(opts Options) (*Settings, error) {
 	}
 	s.watchdog = all.Watchdog
 	s.keepEnded = time.Duration(all.Tasks.KeepDays * float64(24*time.Hour))
+	s.agentProfile = all.Tasks.AgentProfile
 	return s, nil
 }
 
@@ -287,6 +291,10 @@ func (s *Settings) Watchdog() Watchdog { return s.watchdog }
 // KeepEnded is how long an ended task's output and result are kept
 // (tasks.keepDays); 0 keeps them forever.
 func (s *Settings) KeepEnded() time.Duration { return s.keepEnded }
+
+// AgentProfile says whether commands nobody is at get the agent profile's
+// environment (tasks.agentProfile).
+func (s *Settings) AgentProfile() bool { return s.agentProfile }
 
 // Entries lists every key with its effective value, in Keys() order.
 func (s *Settings) Entries() []Entry {

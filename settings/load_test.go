@@ -386,6 +386,7 @@ var alternatives = map[string]string{
 	"watchdog.decisionModel.apiKeyEnv":  "JUDGE_API_KEY",
 	"watchdog.decisionModel.timeoutSec": "45",
 	"tasks.keepDays":                    "30",
+	"tasks.agentProfile":                "false",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches

@@ -1,0 +1,76 @@
+// Package procusage measures what a task's process tree costs — CPU time
+// and resident memory summed over every live process below its supervisor —
+// for listings (`bg ls`, the shell's /bg). It reads the process table once
+// per listing through gopsutil; the supervisor's own sampler, on the hot
+// path, keeps its own /proc reader and walks only its tree.
+package procusage
+
+import (
+	"context"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// Usage is a tree's cost now.
+type Usage struct {
+	Procs int           // live processes in the tree, the root excluded
+	CPU   time.Duration // user + system time of those processes
+	RSS   uint64        // their resident memory, bytes
+}
+
+// Table is one reading of the process table: who is whose child.
+type Table struct {
+	children map[int32][]int32
+}
+
+// Read reads the process table once.
+func Read(ctx context.Context) (*Table, error) {
+	procs, err := process.ProcessesWithContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{children: make(map[int32][]int32, len(procs))}
+	for _, p := range procs {
+		ppid, err := p.PpidWithContext(ctx)
+		if err != nil {
+			continue // ended since the table was listed
+		}
+		t.children[ppid] = append(t.children[ppid], p.Pid)
+	}
+	return t, nil
+}
+
+// Tree sums the cost of every live descendant of root (a task's
+// supervisor), not counting root itself: the supervisor is hangdog's, the
+// rest is the task's. A process that ends while it is read is skipped.
+func (t *Table) Tree(ctx context.Context, root int) Usage {
+	var u Usage
+	queue := append([]int32(nil), t.children[int32(root)]...)
+	seen := map[int32]bool{int32(root): true}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		queue = append(queue, t.children[pid]...)
+		p, err := process.NewProcessWithContext(ctx, pid)
+		if err != nil {
+			continue
+		}
+		times, err := p.TimesWithContext(ctx)
+		if err != nil {
+			continue
+		}
+		mem, err := p.MemoryInfoWithContext(ctx)
+		if err != nil {
+			continue
+		}
+		u.Procs++
+		u.CPU += time.Duration((times.User + times.System) * float64(time.Second))
+		u.RSS += mem.RSS
+	}
+	return u
+}
