@@ -43,7 +43,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	// command runs without the bad entries, and the agent can tell the user.
 	var warnings strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&warnings, "hangdog: warning: %s\n", msg) }
-	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Warn: warn})
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Warn: warn, Owner: s.Consumer()})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}

@@ -27,6 +27,10 @@ type Spec struct {
 	// KeepEnded is how long ended tasks are kept (tasks.keepDays); the
 	// supervisor removes older ones once its own task has ended.
 	KeepEnded time.Duration `json:"keep_ended"`
+	// Owner is the session that starts the task ("" for nobody) and
+	// Project the directory it belongs to (bgtasks.Scope).
+	Owner   string `json:"owner,omitempty"`
+	Project string `json:"project,omitempty"`
 }
 
 // Handover is what a caller gives its prestarted supervisor: the registered
