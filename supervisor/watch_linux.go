@@ -106,7 +106,7 @@ func (s *supervisor) watch(ctx context.Context) {
 		}); err == nil {
 			s.sendFrame(proto.FrameVerdict, vb)
 		}
-		if d.Act {
+		if d.Act && !s.endStdin(d) {
 			s.act(d, obs)
 		}
 	}

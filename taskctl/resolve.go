@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/internal/agentprofile"
 	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/settings"
 )
@@ -35,7 +34,7 @@ type Request struct {
 	Rows, Cols  uint16
 	// Env is the command's environment; nil is this process's. A caller
 	// nobody is at (not Interactive) gets the agent profile on top of it,
-	// unless tasks.agentProfile is off.
+	// unless tasks.agentProfile is off (Spec.AgentProfile).
 	Env []string
 	// Owner is the session starting the task: an MCP session, a hook's
 	// session, `--session NAME`; "" for nobody. It decides who sees the
@@ -113,9 +112,9 @@ func Resolve(req Request) (Spec, error) {
 	if spec.Env == nil {
 		spec.Env = os.Environ()
 	}
-	if !req.Interactive && st.AgentProfile() {
-		spec.Env = agentprofile.Apply(spec.Env)
-	}
+	// The supervisor applies the profile to the environment it was started
+	// with (a run's is started before the settings are read).
+	spec.AgentProfile = !req.Interactive && st.AgentProfile()
 	spec.Owner = req.Owner
 	spec.Project = bgtasks.ProjectOf(abs)
 	spec.Mode = req.Mode

@@ -31,6 +31,11 @@ type Spec struct {
 	// Project the directory it belongs to (bgtasks.Scope).
 	Owner   string `json:"owner,omitempty"`
 	Project string `json:"project,omitempty"`
+	// AgentProfile: nobody is at the terminal and tasks.agentProfile is
+	// on, so the command gets the agent profile's environment, and a read
+	// of the terminal with no prompt gets end of input, as under a pipe,
+	// instead of a detach.
+	AgentProfile bool `json:"agent_profile,omitempty"`
 }
 
 // Handover is what a caller gives its prestarted supervisor: the registered
