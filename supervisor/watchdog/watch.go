@@ -48,6 +48,10 @@ type Watch struct {
 	idleSince     time.Time // start of the first window of the idle streak
 	expectStreak  int
 	serviceStreak int
+	// serviceSoon is when the next due check comes while the command
+	// listens and could be detached as a service (service_soon.go); zero
+	// when it does not.
+	serviceSoon time.Time
 }
 
 // Option adjusts a Watch when it is made.
@@ -79,6 +83,11 @@ func New(cfg watchdogconf.Watchdog, command string, started time.Time, opts ...O
 // drift later and later. A check that ran late (a slow model) skips the slots
 // it missed rather than firing them back to back.
 func (w *Watch) NextDue() time.Time {
+	return w.serviceDue(w.scheduledDue())
+}
+
+// scheduledDue is NextDue on the configured schedule alone.
+func (w *Watch) scheduledDue() time.Time {
 	first := w.started.Add(max(w.cfg.FirstCheck(), 0))
 	if w.dueChecks == 0 {
 		return first
@@ -158,6 +167,7 @@ func (w *Watch) Fast(o Observation) Decision {
 	}
 	f := w.findInput(o)
 	if !f.reading {
+		w.noteListening(o)
 		if o.TreeOK {
 			d.Evidence = []string{"nothing reads the terminal; no new output for " + seconds(sinceOutput(o))}
 		} else {
@@ -211,6 +221,7 @@ func (w *Watch) Due(o Observation) Decision {
 
 	w.decideDue(&d, o, ev, svc, svcWhy)
 	w.win = w.win.next(o.Now, o.Output.TotalBytes)
+	w.afterDueForService(o)
 	return d
 }
 
