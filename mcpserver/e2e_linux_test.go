@@ -754,3 +754,36 @@ func TestCancelledCallStopsItsCommand(t *testing.T) {
 		t.Errorf("after a cancel: %+v", r)
 	}
 }
+
+// TestSessionEndStopsTheSessionsTasks: when the client goes away, the tasks
+// its session left running are stopped (tasks.onSessionEnd: kill, the
+// default), and kept with keep; another session's task is never touched.
+func TestSessionEndStopsTheSessionsTasks(t *testing.T) {
+	for _, policy := range []string{"kill", "keep"} {
+		t.Run(policy, func(t *testing.T) {
+			w := newWorld(t)
+			other := w.connect()
+			survivor := taskIDIn(t, call(t, other, "bash", map[string]any{"command": "sleep 60", "run_in_background": true}).text)
+			cs := w.connectWith([]string{"HANGDOG_TASKS_ONSESSIONEND=" + policy})
+			id := taskIDIn(t, call(t, cs, "bash", map[string]any{"command": "sleep 60", "run_in_background": true}).text)
+			cs.Close()
+			if policy == "kill" {
+				waitFor(t, "the ended session's task to be stopped", func() bool { return w.state(id).Ended() })
+				task, _ := w.registry().Get(id)
+				if task.Result == nil || !strings.Contains(task.Result.Reason, "session") {
+					t.Errorf("the stopped task's record does not say why: %+v", task.Result)
+				}
+			} else {
+				time.Sleep(time.Second)
+				if st := w.state(id); st != bgtasks.Running {
+					t.Errorf("with keep, the ended session's task is %s", st)
+				}
+				call(t, w.connect(), "bg_kill", map[string]any{"id": id})
+			}
+			if st := w.state(survivor); st != bgtasks.Running {
+				t.Errorf("another session's task is %s after this one ended", st)
+			}
+			call(t, other, "bg_kill", map[string]any{"id": survivor})
+		})
+	}
+}

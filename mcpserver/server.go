@@ -78,6 +78,7 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	s.endSession()
 	if s.ephemeral {
 		// A fresh name is never asked for again; its cursor would only pile up.
 		if ferr := s.reg.ForgetConsumer(s.cfg.Consumer); ferr != nil {

@@ -548,7 +548,7 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("settings.json: %v", err)
 	}
-	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash", "PostToolUse": "mcp__hangdog__bash", "Stop": ""}
+	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash", "PostToolUse": "mcp__hangdog__bash", "SessionEnd": "", "Stop": ""}
 	for event, matcher := range matchers {
 		groups := s.Hooks[event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 || !strings.Contains(groups[0].Hooks[0].Command, "hangdog-hook.py") {
@@ -563,5 +563,45 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 		if h := groups[0].Hooks[0]; event == "Stop" && h.Timeout <= 20 {
 			t.Errorf("Stop hook timeout %ds does not cover its 20 s wait", h.Timeout)
 		}
+	}
+}
+
+// TestSessionEndStopsTheSessionsTasks: a task the hook ran for a session and
+// moved to the background belongs to that session; SessionEnd stops it and
+// leaves another session's alone.
+func TestSessionEndStopsTheSessionsTasks(t *testing.T) {
+	needPython(t)
+	w := newWorld(t)
+	start := func(session string) string {
+		t.Helper()
+		out, code := w.run("", nil, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", session, "--detach-after", "1", "--", "echo up; sleep 60")
+		m := regexp.MustCompile(`task (t\d+) was moved to the background`).FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("run for session %s: exit %d, %q", session, code, out)
+		}
+		return m[1]
+	}
+	mine, theirs := start("s-end"), start("s-other")
+	reg, err := bgtasks.Open(w.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func(id string) bgtasks.State {
+		task, err := reg.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.State()
+	}
+	w.hook(map[string]any{"hook_event_name": "SessionEnd", "session_id": "s-end", "cwd": w.project, "reason": "exit"})
+	if st := state(mine); !st.Ended() {
+		t.Errorf("the ended session's task is %s", st)
+	}
+	if st := state(theirs); st != bgtasks.Running {
+		t.Errorf("another session's task is %s after this one ended", st)
+	}
+	w.hook(map[string]any{"hook_event_name": "SessionEnd", "session_id": "s-other", "cwd": w.project, "reason": "exit"})
+	if st := state(theirs); !st.Ended() {
+		t.Errorf("the second session's task is %s after its end", st)
 	}
 }

@@ -155,6 +155,11 @@ var keySpecs = []KeySpec{
 		parse:       numberIn(0, true, maxKeepDays),
 	},
 	{
+		Key: "tasks.onSessionEnd", Kind: KindChoice, Default: "kill",
+		Choices: []string{"kill", "keep"},
+		Help:    "What happens to a session's running tasks when the session ends (an MCP client gone, Claude Code's SessionEnd): kill them and all they started, or keep them running.",
+	},
+	{
 		Key: "tasks.agentProfile", Kind: KindBool, Default: true, Allowed: boolAllowed,
 		Help:  "Give commands nobody is at (MCP, run --json, hooks) an environment without pagers, editors or credential prompts; false leaves the environment as it is.",
 		parse: parseBool,

@@ -53,6 +53,8 @@ type Settings struct {
 	keepGoing bool
 	// agentProfile gives commands nobody is at the agent profile's environment.
 	agentProfile bool
+	// onSessionEnd is what a session's running tasks get when it ends.
+	onSessionEnd string
 }
 
 type origin struct{ source, detail string }
@@ -120,6 +122,7 @@ func Load(opts Options) (*Settings, error) {
 		Tasks    struct {
 			KeepDays     float64 `mapstructure:"keepDays"`
 			AgentProfile bool    `mapstructure:"agentProfile"`
+			OnSessionEnd string  `mapstructure:"onSessionEnd"`
 		} `mapstructure:"tasks"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
@@ -128,6 +131,7 @@ func Load(opts Options) (*Settings, error) {
 	s.watchdog = all.Watchdog
 	s.keepEnded = time.Duration(all.Tasks.KeepDays * float64(24*time.Hour))
 	s.agentProfile = all.Tasks.AgentProfile
+	s.onSessionEnd = all.Tasks.OnSessionEnd
 	return s, nil
 }
 
@@ -291,6 +295,10 @@ func (s *Settings) Watchdog() Watchdog { return s.watchdog }
 // KeepEnded is how long an ended task's output and result are kept
 // (tasks.keepDays); 0 keeps them forever.
 func (s *Settings) KeepEnded() time.Duration { return s.keepEnded }
+
+// OnSessionEnd is what happens to a session's running tasks when the
+// session ends (tasks.onSessionEnd): "kill" or "keep".
+func (s *Settings) OnSessionEnd() string { return s.onSessionEnd }
 
 // AgentProfile says whether commands nobody is at get the agent profile's
 // environment (tasks.agentProfile).

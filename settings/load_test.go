@@ -387,6 +387,7 @@ var alternatives = map[string]string{
 	"watchdog.decisionModel.timeoutSec": "45",
 	"tasks.keepDays":                    "30",
 	"tasks.agentProfile":                "false",
+	"tasks.onSessionEnd":                "keep",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches

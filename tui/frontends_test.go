@@ -175,7 +175,9 @@ func mcpFrontEnd() frontEnd {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		c := exec.Command(hangdogBin, "mcp")
-		c.Env = w.environ()
+		// Each call is a session of its own, which ends with the call: its
+		// detached task outlives it only with keep (the default kills it).
+		c.Env = append(w.environ(), "HANGDOG_TASKS_ONSESSIONEND=keep")
 		c.Dir = w.dir
 		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c}, nil)
 		if err != nil {

@@ -15,6 +15,8 @@ PreToolUse    Bash: decides permission for the ORIGINAL command with the
               prints sub).
 PostToolUse   mcp__hangdog__bash: records the tasks the call left running,
               and the news the MCP server already gave the model.
+SessionEnd    tells hangdog the session is over: its tasks still running are
+              stopped, or kept with tasks.onSessionEnd: keep.
 Stop          delivers news of this session's own background tasks once, as
               the block reason. While one of them that can end by itself (a
               build, a test run; not a prompt, a pager, an editor or a server)
@@ -744,6 +746,12 @@ def session_start(data):
         s.data.setdefault("cursor", last_seq())
 
 
+def session_end(data):
+    """The session is over: hangdog applies tasks.onSessionEnd (kill, by
+    default) to the tasks it started through this hook."""
+    hangdog("bg", "end-session", "--session", "claude-" + session_key(data.get("session_id")), timeout=15)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "run":
         return run_main(sys.argv[2:])
@@ -753,7 +761,7 @@ def main():
         print(f"hangdog hook: input is not JSON: {err}", file=sys.stderr)
         return 1  # non-blocking error: Claude Code goes on without the hook
     handler = {"PreToolUse": pre_tool_use, "PostToolUse": post_tool_use, "Stop": stop,
-               "SessionStart": session_start}.get(data.get("hook_event_name"))
+               "SessionStart": session_start, "SessionEnd": session_end}.get(data.get("hook_event_name"))
     return (handler(data) or 0) if handler else 0
 
 
