@@ -42,8 +42,6 @@ func (s *Store) Create(ctx context.Context, q *Request, owner, project string) (
 		base = "not reachable now (" + oerr.Error() + "); the first check that gets through is the baseline"
 	case oerr != nil:
 		return nil, fmt.Errorf("%s: %w; nothing was created", spec.Target, oerr)
-	case obs.Quiet && spec.Kind == KindCommand && spec.Strict:
-		return nil, fmt.Errorf("command watcher's first run: %s; nothing was created", obs.Payload)
 	default:
 		if obs.Cursor != nil {
 			st.Cursor = obs.Cursor

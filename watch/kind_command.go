@@ -41,7 +41,11 @@ type commandReply struct {
 func (c *commandSource) Observe(ctx context.Context, last *State) (*Observation, error) {
 	cursor := json.RawMessage("null")
 	if last != nil && len(last.Cursor) > 0 {
-		cursor = last.Cursor
+		// Compact: the state file stores it indented.
+		var b bytes.Buffer
+		if json.Compact(&b, last.Cursor) == nil {
+			cursor = b.Bytes()
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -78,7 +82,10 @@ func (c *commandSource) Observe(ctx context.Context, last *State) (*Observation,
 	}
 	next := cursor
 	if len(rep.Cursor) > 0 {
-		next = rep.Cursor
+		var b bytes.Buffer
+		if json.Compact(&b, rep.Cursor) == nil {
+			next = b.Bytes()
+		}
 	}
 	obs := &Observation{Cursor: next}
 	switch strings.ToLower(rep.Outcome) {
