@@ -189,7 +189,7 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 		iv := time.Duration(q.IntervalSeconds * float64(time.Second))
 		if iv < floor || q.IntervalSeconds > 7*24*3600 {
 			return nil, refuse("interval_seconds (--interval)", fmtNum(q.IntervalSeconds),
-				fmt.Sprintf("use at least %v for a %s watcher and at most a week", floor, s.Kind))
+				fmt.Sprintf("use at least %v for kind %s and at most a week", floor, s.Kind))
 		}
 		s.Interval = iv
 	}
