@@ -391,8 +391,8 @@ func newWatchPauseCmd() *cobra.Command {
 func newWatchResumeCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "resume ID",
-		Short: "Resume a paused watcher (or restart one whose task ended); clears the reason, keeps the fires used",
+		Use:     "resume ID",
+		Short:   "Resume a paused watcher (or restart one whose task ended); clears the reason, keeps the fires used",
 		Example: `  hangdog watch resume w3`,
 		Args:    watchIDArg("hangdog watch resume w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
