@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A watcher through the lite CLI as users drive it: create prints the
+// baseline, its task is in `bg ls`, a change is one event, pause ends the
+// task, another session cannot touch it, rm removes it.
+func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_SESSION=s1")
+	path := filepath.Join(t.TempDir(), "status.json")
+	if err := os.WriteFile(path, []byte(`{"state":"running"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("watch", "create", "--kind", "file", path, "--check", "status", "--path", "state", "--value", "failed,passed", "--interval", "1s", "--json")
+	if r.code != 0 {
+		t.Fatalf("create: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	var created struct {
+		ID, Baseline string
+		TaskID       string `json:"task_id"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &created); err != nil {
+		t.Fatalf("create --json: %v: %s", err, r.stdout)
+	}
+	if created.ID != "w1" || created.Baseline != "currently running" || created.TaskID == "" {
+		t.Fatalf("create said %+v", created)
+	}
+	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "__watch w1") || !strings.Contains(ls.stdout, "running") {
+		t.Fatalf("bg ls does not list the watcher's task:\n%s", ls.stdout)
+	}
+	eventually(t, "the runner to start", 10*time.Second, func() bool {
+		return strings.Contains(e.run("bg", "logs", created.TaskID).stdout, "watching")
+	})
+	if err := os.WriteFile(path, []byte(`{"state":"passed"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fire", 10*time.Second, func() bool {
+		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+	evs := e.run("events", "--json").stdout
+	if strings.Count(evs, `"watch_fired"`) != 1 || !strings.Contains(evs, `"owner":"s1"`) || !strings.Contains(evs, `"dedupe_key":"w1:fire:1"`) {
+		t.Fatalf("events:\n%s", evs)
+	}
+	other := e.run("watch", "pause", "w1")
+	other2 := e.runEnv([]string{"HANGDOG_SESSION=s2"}, "watch", "pause", "w1")
+	if other.code != 0 || other2.code == 0 || !strings.Contains(other2.stderr, "no such watcher") {
+		t.Fatalf("pause by owner: %+v; by another session: %+v (want not found)", other, other2)
+	}
+	eventually(t, "the task to end after pause", 10*time.Second, func() bool {
+		return strings.Contains(e.run("bg", "ls").stdout, "exited")
+	})
+	ls := e.run("watch", "ls")
+	if !strings.Contains(ls.stdout, "paused") || !strings.Contains(ls.stdout, "1/20") {
+		t.Fatalf("watch ls:\n%s", ls.stdout)
+	}
+	if o := e.runEnv([]string{"HANGDOG_SESSION=s2"}, "watch", "ls"); strings.Contains(o.stdout, "w1") {
+		t.Errorf("another session lists w1:\n%s", o.stdout)
+	}
+	if rm := e.run("watch", "rm", "w1", "--json"); rm.code != 0 || !strings.Contains(rm.stdout, `"deleted":true`) {
+		t.Fatalf("rm: %+v", rm)
+	}
+	if show := e.run("watch", "show", "w1"); show.code == 0 {
+		t.Errorf("show after rm succeeded: %s", show.stdout)
+	}
+	refused := e.run("watch", "create", "--kind", "file", path, "--expires", "2026-12-01")
+	if refused.code == 0 || !strings.Contains(refused.stderr, "expires_at") {
+		t.Errorf("a bare-date expiry: %+v", refused)
+	}
+	if help := e.run("watch", "create", "--help"); !strings.Contains(help.stdout, "--kind rss") || !strings.Contains(help.stdout, "HANGDOG_WATCH_CURSOR") {
+		t.Errorf("create --help teaches no examples per kind:\n%s", help.stdout)
+	}
+}
+
+// runEnv is run with more environment for this call only.
+func (e *env) runEnv(extra []string, args ...string) result {
+	e.t.Helper()
+	saved := e.extra
+	e.extra = append(append([]string{}, e.extra...), extra...)
+	defer func() { e.extra = saved }()
+	return e.run(args...)
+}
