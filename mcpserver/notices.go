@@ -68,6 +68,9 @@ func noticeBlock(evs []bgtasks.Event) string {
 // noticeLine is one event as a sentence for the model, with the last lines
 // of the task's output where they help.
 func noticeLine(e bgtasks.Event) string {
+	if e.WatcherID != "" {
+		return watchNotice(e)
+	}
 	cmd := commandLabel(e.Command)
 	took := formatDuration(time.Duration(e.DurationMS) * time.Millisecond)
 	reason := oneLine(e.Reason)

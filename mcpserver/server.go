@@ -160,7 +160,7 @@ func (s *Server) claimNotices(ctx context.Context, req *mcp.CallToolRequest) str
 	}
 	var show []bgtasks.Event
 	for _, e := range evs {
-		if !s.told.has(e) {
+		if !s.told.has(e) && !s.othersWatcherEvent(e) {
 			show = append(show, e)
 		}
 	}
@@ -177,6 +177,7 @@ func (s *Server) addTools() error {
 		addTool(s, &mcp.Tool{Name: "bg_wait", Title: "Wait for a task", Description: bgWaitDescription, Annotations: readOnly}, s.bgWait),
 		addTool(s, &mcp.Tool{Name: "bg_kill", Title: "Stop a task", Description: bgKillDescription}, s.bgKill),
 		addTool(s, &mcp.Tool{Name: "bg_detach", Title: "Detach the running bash call", Description: bgDetachDescription}, s.bgDetach),
+		s.addWatchTools(),
 	)
 }
 

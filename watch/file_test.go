@@ -161,6 +161,24 @@ func TestFileRunnerUsesInotify(t *testing.T) {
 		cancel()
 		t.Fatal("the runner did not stop when its watcher was paused")
 	}
+	// Resumed and run again, deleting it ends the loop too.
+	if _, err := s.Resume(c.Spec.ID, "o"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, "the runner to start again", 5*time.Second, func() bool { return strings.Count(log.String(), "watching") == 2 })
+	if _, err := s.Delete(c.Spec.ID, "o"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		cancel()
+		t.Fatal("the runner did not stop when its watcher was deleted")
+	}
 	cancel()
 }
 

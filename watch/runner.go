@@ -94,6 +94,27 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	control := r.controlChanges(ctx)
+	if control == nil {
+		// No inotify to spare: look for a pause or a delete every few
+		// seconds instead.
+		tick := time.NewTicker(3 * time.Second)
+		defer tick.Stop()
+		relay := make(chan struct{}, 1)
+		go func() { // ends with ctx
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					select {
+					case relay <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}()
+		control = relay
+	}
 	// With change notifications, the timer is only a safety net.
 	every := spec.Interval
 	if changes != nil {
@@ -153,7 +174,8 @@ func (r *Runner) controlChanges(ctx context.Context) <-chan struct{} {
 	if err != nil {
 		return nil
 	}
-	if err := w.Add(r.Store.watcherDir(r.ID)); err != nil {
+	dir := r.Store.watcherDir(r.ID)
+	if err := w.Add(dir); err != nil {
 		w.Close()
 		return nil
 	}
@@ -168,7 +190,11 @@ func (r *Runner) controlChanges(ctx context.Context) <-chan struct{} {
 				if !ok {
 					return
 				}
-				if filepath.Base(ev.Name) != "state.json" && !ev.Has(fsnotify.Remove) {
+				// state.json replaced (pause, resume), or the directory
+				// itself moved or removed (delete renames it first, and
+				// fsnotify drops a watch whose directory moved).
+				self := filepath.Clean(ev.Name) == filepath.Clean(dir)
+				if filepath.Base(ev.Name) != "state.json" && !self && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
 					continue
 				}
 				select {

@@ -16,6 +16,7 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/mcpserver"
 	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/watch"
 )
 
 func init() { registerCommand(newMCPCmd) }
@@ -52,9 +53,16 @@ pass the same name to keep the cursor across restarts of the harness.`,
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
-				Registry:    reg,
-				Consumer:    consumer,
-				NewSpec:     agentSpec,
+				Registry: reg,
+				Consumer: consumer,
+				NewSpec:  agentSpec,
+				StartWatcher: func(id string) (string, error) {
+					store, err := watch.OpenStore(reg)
+					if err != nil {
+						return "", err
+					}
+					return startWatcherTask(store, id)
+				},
 				MaxWait:     maxWait,
 				OutputLimit: outputLimit,
 				Log:         os.Stderr,
