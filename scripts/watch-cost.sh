@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# watch-cost.sh — what 20 idle watchers cost: CPU of their runner processes
+# and their supervisors over a window, from /proc/PID/stat (utime+stime),
+# as a percentage of one core.
+#
+#   scripts/watch-cost.sh [SECONDS]      (default 30)
+#
+# Builds hangdog into a temporary directory, makes 10 file watchers
+# (inotify) and 10 process watchers (polled every 30 s) in a fresh home,
+# lets them settle, measures, and removes everything it made.
+set -euo pipefail
+window=${1:-30}
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d /tmp/hdcost.XXXXXX)
+export HANGDOG_HOME=$tmp/h
+unset HANGDOG_SESSION
+cleanup() {
+	for t in "$HANGDOG_HOME"/tasks/t*; do
+		[ -d "$t" ] && "$tmp/bin/hangdog" bg kill "$(basename "$t")" >/dev/null 2>&1 || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+mkdir -p "$tmp/bin" "$tmp/files"
+(cd "$root" &&
+	CGO_ENABLED=0 go build -tags lite -o "$tmp/bin/hangdog" ./cmd/hangdog &&
+	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-full" ./cmd/hangdog &&
+	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-supervisor" ./cmd/hangdog-supervisor)
+hd=$tmp/bin/hangdog
+for i in $(seq 1 10); do
+	echo "$i" >"$tmp/files/f$i"
+	"$hd" watch create --kind file "$tmp/files/f$i" --interval 1s >/dev/null
+	"$hd" watch create --kind process "pid:$$" >/dev/null
+done
+sleep 3 # start-up is not idle
+
+sups=() runners=()
+for m in "$HANGDOG_HOME"/tasks/t*/meta.json; do
+	sups+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['supervisor_pid'])" "$m")")
+	runners+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$m")")
+done
+ticks() { # sum of utime+stime of the pids given, in clock ticks
+	local sum=0 p f
+	for p in "$@"; do
+		f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+		f=${f##*) }
+		# shellcheck disable=SC2086
+		set -- $f
+		sum=$((sum + ${12} + ${13}))
+	done
+	echo "$sum"
+}
+hz=$(getconf CLK_TCK)
+rb=$(ticks "${runners[@]}") sb=$(ticks "${sups[@]}")
+sleep "$window"
+ra=$(ticks "${runners[@]}") sa=$(ticks "${sups[@]}")
+python3 - "$((ra - rb))" "$((sa - sb))" "$hz" "$window" "${#runners[@]}" <<'PY'
+import sys
+r, s, hz, window, n = map(float, sys.argv[1:])
+pct = lambda t: 100 * t / hz / window
+print(f"{int(n)} idle watchers over {window:.0f} s: runners {r/hz*1000:.0f} ms CPU = {pct(r):.3f} % of one core; "
+      f"their supervisors {s/hz*1000:.0f} ms = {pct(s):.3f} %; in all {pct(r+s):.3f} %")
+PY
