@@ -78,30 +78,17 @@ func startWakeTask(reg *bgtasks.Registry, cmd *cobra.Command, consumer, run, see
 	if err != nil {
 		return fmt.Errorf("find hangdog's own path: %w", err)
 	}
-	argv := []string{"env", "TERM=dumb", self, "wake", "--here", "--consumer", consumer, "--run", run}
+	argv := []string{self, "wake", "--here", "--consumer", consumer, "--run", run}
 	if seen != "" {
 		argv = append(argv, "--seen", seen)
 	}
 	if mine {
 		argv = append(argv, "--mine")
 	}
-	pending, err := prestart()
+	taskID, err := startBackgroundTask(reg, argv)
 	if err != nil {
 		return err
 	}
-	spec, err := buildSpec(argv, taskFlags{}, bgtasks.Background)
-	if err != nil {
-		pending.Cancel()
-		return err
-	}
-	link, err := pending.Start(reg, spec)
-	if err != nil {
-		return err
-	}
-	defer link.Close()
-	if _, err := link.Next(); err != nil {
-		return fmt.Errorf("task %s: %w", link.TaskID, err)
-	}
-	fmt.Fprintln(cmd.OutOrStdout(), link.TaskID)
+	fmt.Fprintln(cmd.OutOrStdout(), taskID)
 	return nil
 }

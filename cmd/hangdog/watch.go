@@ -18,6 +18,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/supervisor"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -187,26 +188,40 @@ func startWatcherTask(store *watch.Store, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find hangdog's own path: %w", err)
 	}
+	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id})
+	if err != nil {
+		return "", err
+	}
+	return taskID, store.SetTask(id, taskID)
+}
+
+// startBackgroundTask starts argv as a background task, as `bg run` does,
+// and returns its id once the command runs. hangdog-full's libraries query
+// a terminal for its colours at start-up and wait seconds for an answer a
+// task's PTY never gives, so it runs with TERM=dumb.
+func startBackgroundTask(reg *bgtasks.Registry, argv []string) (string, error) {
 	pending, err := prestart()
 	if err != nil {
 		return "", err
 	}
-	// hangdog-full's libraries query a terminal for its colours at start-up
-	// and wait seconds for an answer a task's PTY never gives: TERM=dumb.
-	spec, err := buildSpec([]string{"env", "TERM=dumb", self, watchRunnerArg, id}, taskFlags{}, bgtasks.Background)
+	spec, err := buildSpec(append([]string{"env", "TERM=dumb"}, argv...), taskFlags{}, bgtasks.Background)
 	if err != nil {
 		pending.Cancel()
 		return "", err
 	}
-	link, err := pending.Start(store.Registry(), spec)
+	link, err := pending.Start(reg, spec)
 	if err != nil {
 		return "", err
 	}
 	defer link.Close()
-	if _, err := link.Next(); err != nil {
+	ev, err := link.Next()
+	if err != nil {
 		return "", fmt.Errorf("task %s: %w", link.TaskID, err)
 	}
-	return link.TaskID, store.SetTask(id, link.TaskID)
+	if ev.Kind == supervisor.EventFailed {
+		return "", fmt.Errorf("task %s could not start: %s", link.TaskID, ev.Message)
+	}
+	return link.TaskID, nil
 }
 
 // taskRunning reports whether the watcher's task is alive.
