@@ -212,3 +212,31 @@ func helperSleep(t *testing.T) *exec.Cmd {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	return cmd
 }
+
+func TestProcessByName(t *testing.T) {
+	s := newStore(t)
+	name := fmt.Sprintf("hdw%d", time.Now().UnixNano()%1e9)
+	bin := filepath.Join(t.TempDir(), name)
+	b, err := os.ReadFile("/bin/sleep")
+	if err != nil {
+		t.Skip("no /bin/sleep to copy:", err)
+	}
+	if err := os.WriteFile(bin, b, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := create(t, s, &Request{Kind: KindProcess, Target: "name:" + name}, "o")
+	if c.Baseline != "currently dead" {
+		t.Fatalf("baseline %q before it runs", c.Baseline)
+	}
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	cmd := exec.Command(bin, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	tick(t, r)
+	fired := events(t, s, c.Spec.ID, bgtasks.EventWatchFired)
+	if len(fired) != 1 || !strings.Contains(fired[0].Reason, "now alive") || !strings.Contains(fired[0].Payload, fmt.Sprint(cmd.Process.Pid)) {
+		t.Fatalf("fires %+v: want one saying it is alive, with its pid", fired)
+	}
+}
