@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,11 +80,82 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	}
 }
 
-// runEnv is run with more environment for this call only.
+// runEnv is run with more environment for this call only; safe to call
+// from several goroutines.
 func (e *env) runEnv(extra []string, args ...string) result {
 	e.t.Helper()
-	saved := e.extra
-	e.extra = append(append([]string{}, e.extra...), extra...)
-	defer func() { e.extra = saved }()
-	return e.run(args...)
+	c := *e
+	c.extra = append(append([]string{}, e.extra...), extra...)
+	return c.run(args...)
+}
+
+// 20 concurrent `watch create`, then `pause`, then `resume` processes,
+// five sessions of four: nothing is lost, every watcher ends up active
+// with its own task.
+func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	const n = 20
+	parallel := func(args func(i int) []string) []result {
+		out := make([]result, n)
+		done := make(chan int)
+		for i := range n {
+			go func() {
+				out[i] = e.runEnv([]string{fmt.Sprintf("HANGDOG_SESSION=s%d", i%5)}, args(i)...)
+				done <- i
+			}()
+		}
+		for range n {
+			<-done
+		}
+		return out
+	}
+	created := parallel(func(i int) []string {
+		path := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+			t.Error(err)
+		}
+		return []string{"watch", "create", "--kind", "file", path, "--json"}
+	})
+	ids := make([]string, n)
+	for i, r := range created {
+		var c struct{ ID string }
+		if err := json.Unmarshal([]byte(r.stdout), &c); r.code != 0 || err != nil {
+			t.Fatalf("create %d: %d %v %s %s", i, r.code, err, r.stdout, r.stderr)
+		}
+		ids[i] = c.ID
+	}
+	for _, step := range []string{"pause", "resume"} {
+		for i, r := range parallel(func(i int) []string { return []string{"watch", step, ids[i]} }) {
+			if r.code != 0 {
+				t.Fatalf("%s %s: %d %s", step, ids[i], r.code, r.stderr)
+			}
+		}
+	}
+	var all []struct {
+		Spec  struct{ ID, Owner string }
+		State struct {
+			Paused bool
+			TaskID string `json:"task_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(e.run("watch", "ls", "--all", "--json").stdout), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != n {
+		t.Fatalf("%d watchers listed, want %d", len(all), n)
+	}
+	tasks := map[string]bool{}
+	for _, w := range all {
+		if w.State.Paused || w.State.TaskID == "" || tasks[w.State.TaskID] {
+			t.Errorf("%s: paused=%v task=%q; want active with a task of its own", w.Spec.ID, w.State.Paused, w.State.TaskID)
+		}
+		tasks[w.State.TaskID] = true
+	}
+	for i := range n {
+		e.runEnv([]string{fmt.Sprintf("HANGDOG_SESSION=s%d", i%5)}, "watch", "rm", ids[i])
+	}
+	eventually(t, "every watcher task to end", 20*time.Second, func() bool {
+		return !strings.Contains(e.run("bg", "ls").stdout, "running")
+	})
 }
