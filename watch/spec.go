@@ -180,9 +180,14 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 		return nil, refuse("condition (--condition)", s.Condition[:40]+"…", "use at most 2000 characters")
 	}
 
+	// With inotify a file watcher's interval only spaces its checks (and
+	// is the polling period without inotify), so it can be short.
 	floor, def := LocalIntervalFloor, 30*time.Second
-	if s.network() {
+	switch {
+	case s.network():
 		floor, def = NetworkIntervalFloor, 5*time.Minute
+	case s.Kind == KindFile:
+		def = 5 * time.Second
 	}
 	s.Interval = def
 	if q.IntervalSeconds != 0 {

@@ -171,7 +171,7 @@ file) pause it too.`,
 	f.StringVar(&q.Value, "value", "", "the threshold, text, regex or comma-separated statuses the check needs")
 	f.StringVar(&q.Condition, "condition", "", "a natural-language condition asked only after the check fires")
 	f.BoolVar(&q.Strict, "strict", false, "command: a failing run (exit, timeout, bad JSON) is an error, not an idle poll")
-	f.DurationVar(&interval, "interval", 0, "time between checks (default 5m for http/rss, 30s for local kinds)")
+	f.DurationVar(&interval, "interval", 0, "time between checks (default 5m for http/rss, 5s for file, 30s for process/command)")
 	f.DurationVar(&timeout, "timeout", 0, "command: how long a run may take (default 30s)")
 	f.StringVar(&q.ExpiresAt, "expires", "", "ISO-8601 time with a zone after which the watcher stops, e.g. 2026-12-01T18:00:00Z")
 	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
