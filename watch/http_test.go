@@ -208,3 +208,25 @@ func TestNormaliseJSONSortsKeysAndCaps(t *testing.T) {
 		t.Errorf("text of %d bytes kept, want the cap %d", len(big), maxText)
 	}
 }
+
+// A source unreachable at create is created without a baseline; the first
+// check that gets through is the baseline and fires nothing.
+func TestHTTPUnreachableAtCreateBaselinesLater(t *testing.T) {
+	s := newStore(t)
+	p := &page{status: 503, body: "starting"}
+	c := create(t, s, &Request{Kind: KindHTTP, Target: serve(t, p)}, "o")
+	if !strings.Contains(c.Baseline, "not reachable now") || c.State.Baselined {
+		t.Fatalf("create: %q baselined=%v", c.Baseline, c.State.Baselined)
+	}
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	p.set(200, "v1", "")
+	tick(t, r)
+	if st := state(t, s, c.Spec.ID); !st.Baselined || st.Value != "v1" || st.FiresUsed != 0 {
+		t.Fatalf("after the first good check: %+v; want the baseline and no fire", st)
+	}
+	p.set(200, "v2", "")
+	tick(t, r)
+	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 1 {
+		t.Errorf("%d fires after a change, want 1", n)
+	}
+}
