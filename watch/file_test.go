@@ -198,3 +198,25 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// Without inotify a file watcher polls on its interval.
+func TestFileRunnerPollsWithoutInotify(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID, noNotify: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	writeFile(t, path, "1")
+	waitFor(t, "a fire from polling", 5*time.Second, func() bool { return len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)) == 1 })
+	if st := state(t, s, c.Spec.ID); st.Checks < 2 {
+		t.Errorf("checks %d", st.Checks)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

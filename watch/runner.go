@@ -49,6 +49,8 @@ type Runner struct {
 	recovered bool
 	// httpTimeout, for tests: a shorter fetch timeout.
 	httpTimeout time.Duration
+	// noNotify, for tests: behave as without inotify (poll).
+	noNotify bool
 }
 
 func (r *Runner) now() time.Time {
@@ -88,7 +90,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	var changes <-chan struct{}
-	if n, ok := src.(Notifier); ok {
+	if n, ok := src.(Notifier); ok && !r.noNotify {
 		if changes, err = n.Changes(ctx); err != nil {
 			r.logf("no change notifications (%v): polling every %v", err, spec.Interval)
 		}
