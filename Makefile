@@ -25,10 +25,22 @@ install: build
 	install -m 0755 $(BINS) $(PREFIX)/bin/
 	@echo "installed hangdog, hangdog-full and hangdog-supervisor in $(PREFIX)/bin"
 
+# Linters, pinned; scripts/tool.sh uses an installed copy of that version or
+# installs it with `go install` (so `make vet` needs the Go proxy only once).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOIMPORTS   := golang.org/x/tools/cmd/goimports@v0.52.0
+
+# gofmt, goimports (hangdog's own imports in a group of their own), go vet
+# and staticcheck with and without the lite tag, and the layout rules:
+# nothing imports a package above it, only bgtasks names a task's files.
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	@gi=$$(scripts/tool.sh goimports $(GOIMPORTS)) && out=$$($$gi -local github.com/hangdog/hangdog -l .) && \
+		test -z "$$out" || { echo "goimports -local github.com/hangdog/hangdog -w needed:"; echo "$$out"; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags lite ./cmd/hangdog
+	@sc=$$(scripts/tool.sh staticcheck $(STATICCHECK)) && $$sc ./... && $$sc -tags lite ./cmd/hangdog
+	$(GO) test -count=1 ./internal/layout
 
 # The whole suite, race detector on. CI runs this.
 test: vet

@@ -32,6 +32,11 @@ const (
 	resultFileName = "result.json"
 	outputFileName = "output.log"
 	socketFileName = "sock"
+	// supervisorLogName takes the supervisor's stdout and stderr.
+	supervisorLogName = "supervisor.log"
+	// checkLogName, under logsDirName, is the watchdog's debug log, shared
+	// by every supervisor of the home.
+	checkLogName = "watchdog.log"
 
 	// removingPrefix marks a task directory being deleted; renaming first
 	// means a half-deleted task is never listed.

@@ -23,6 +23,9 @@ func (t *Task) OutputPath() string { return filepath.Join(t.Dir, outputFileName)
 // SocketPath is the supervisor's control socket.
 func (t *Task) SocketPath() string { return filepath.Join(t.Dir, socketFileName) }
 
+// SupervisorLogPath is supervisor.log: what the task's supervisor printed.
+func (t *Task) SupervisorLogPath() string { return filepath.Join(t.Dir, supervisorLogName) }
+
 // MetaPath is meta.json.
 func (t *Task) MetaPath() string { return filepath.Join(t.Dir, metaFileName) }
 

@@ -1,11 +1,11 @@
 package jev
 
 import (
-	"github.com/hangdog/hangdog/internal/termtext"
 	"path"
 	"strings"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev/internal/shell"
 )
 

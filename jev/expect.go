@@ -2,10 +2,10 @@ package jev
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev/internal/shell"
 )
 

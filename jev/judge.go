@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"sync"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // CertainConfidence is the status confidence at which the local judge is not

@@ -3,9 +3,10 @@ package jev
 import (
 	"context"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // LocalName is the Backend name of the embedded judge.

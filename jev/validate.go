@@ -3,9 +3,10 @@ package jev
 import (
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"math"
 	"strings"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 const (

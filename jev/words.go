@@ -1,10 +1,11 @@
 package jev
 
 import (
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // inWords reports whether w is one of the space-separated words in list.

@@ -6,13 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bashInput struct {
@@ -37,14 +37,13 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	if in.RunInBackground {
 		mode = bgtasks.Background
 	}
-	spec, err := s.cfg.NewSpec(in.Command, in.Cwd, mode)
+	// Resolved as `hangdog run` resolves the same shell string in that
+	// directory; nobody is at an agent's terminal.
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
-	spec.Interactive = false
-	spec.Mode = mode
-	spec.Rows, spec.Cols = agentRows, agentCols
-	link, err := supervisor.Start(s.reg, spec)
+	link, err := taskctl.Start(s.reg, spec)
 	if err != nil {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
@@ -55,12 +54,12 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	return s.runForeground(ctx, link, in)
 }
 
-func (s *Server) startBackground(link *supervisor.Link, command string) toolResult {
+func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {
 	ev, err := link.Next()
 	if err != nil {
-		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, filepath.Join(link.Dir, "supervisor.log"))
+		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, link.SupervisorLogPath())
 	}
-	if ev.Kind == supervisor.EventFailed {
+	if ev.Kind == taskctl.EventFailed {
 		return errorResult("could not start the command: %s", ev.Message)
 	}
 	return toolResult{text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
@@ -71,7 +70,7 @@ func (s *Server) startBackground(link *supervisor.Link, command string) toolResu
 // runForeground streams the run until it ends or is detached. The command
 // belongs to this call: if the client cancels the call (or goes away), the
 // command is interrupted, as Ctrl-C would.
-func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in bashInput) toolResult {
+func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput) toolResult {
 	id := link.TaskID
 	started := time.Now()
 	s.mu.Lock()
@@ -88,7 +87,7 @@ func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in ba
 	if wait, capped := s.capWait(time.Duration(in.TimeoutSeconds * float64(time.Second))); wait > 0 {
 		reason := fmt.Sprintf("timeout_seconds=%g passed and it is still running", in.TimeoutSeconds)
 		if capped {
-			reason = fmt.Sprintf("still running after %s, the longest this server lets a call block (hangdog mcp --max-wait)", formatDuration(wait))
+			reason = fmt.Sprintf("still running after %s, the longest this server lets a call block (hangdog mcp --max-wait)", taskctl.Spoken.Format(wait))
 		}
 		detachCtx, cancel := context.WithCancel(context.Background())
 		timer := time.AfterFunc(wait, func() { s.detachByTimeout(detachCtx, id, reason) })
@@ -98,51 +97,71 @@ func (s *Server) runForeground(ctx context.Context, link *supervisor.Link, in ba
 		}()
 	}
 
-	out := newCapture()
-	var warnings []string
-	for {
-		ev, err := link.Next()
-		if err != nil {
-			return s.lostRun(link, out, err)
-		}
+	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
+	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
-		case supervisor.EventOutput:
-			out.Write(ev.Output)
-		case supervisor.EventWarning:
-			warnings = append(warnings, ev.Message)
+		case taskctl.EventOutput:
+			p.out.Write(ev.Output)
+		case taskctl.EventWarning:
+			p.warnings = append(p.warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)
-		case supervisor.EventFailed:
-			return errorResult("could not start the command: %s", ev.Message)
-		case supervisor.EventDetached:
-			s.told.add(id, bgtasks.EventDetached, "")
-			return s.detachedResult(ev.Detach, in.Command, out, warnings)
-		case supervisor.EventEnded:
-			return s.endedResult(id, ev.Result, time.Since(started), out, warnings)
 		}
+		return nil
+	})
+	if err != nil {
+		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
 	}
+	return taskctl.Present[toolResult](o, p)
+}
+
+// bashPresenter says how a bash call's run came back, as its tool result:
+// the output it captured, the warnings it was given, and what to do next.
+type bashPresenter struct {
+	s        *Server
+	command  string
+	started  time.Time
+	out      *capture
+	warnings []string
+}
+
+func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
+	return errorResult("could not start the command: %s", o.Message)
+}
+
+func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
+	p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	return p.s.detachedResult(o.Detach, p.command, p.out, p.warnings)
+}
+
+func (p *bashPresenter) Ended(o taskctl.Outcome) toolResult {
+	took := time.Since(p.started)
+	if o.FromRecord {
+		took = o.Task.Duration(time.Now())
+	}
+	return p.s.endedResult(o.TaskID, o.Result, took, p.out, p.warnings)
+}
+
+func (p *bashPresenter) Lost(o taskctl.Outcome) toolResult {
+	return p.s.lostRun(o.TaskID, p.out, o.Err)
 }
 
 func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
-	t, err := s.reg.Get(id)
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
 	// It may have ended or been detached meanwhile; then the link says so
 	// and there is nothing to report.
-	if _, err := supervisor.DetachTask(ctx, t, reason); err != nil && ctx.Err() == nil {
+	if _, err := taskctl.DetachRun(ctx, s.reg, id, reason); err != nil && ctx.Err() == nil {
 		if t, gerr := s.reg.Get(id); gerr == nil && !t.State().Ended() && t.Mode == bgtasks.Foreground {
 			s.logError(fmt.Errorf("detach %s at its timeout: %w", id, err))
 		}
 	}
 }
 
-func (s *Server) detachedResult(d *supervisor.Detach, command string, out *capture, warnings []string) toolResult {
+func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
 	var b strings.Builder
-	reason := strings.TrimRight(oneLine(d.Reason), ".")
+	reason := strings.TrimRight(termtext.OneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
-		d.TaskID, commandLabel(command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
+		d.TaskID, commandLabel(command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
 	writeWarnings(&b, warnings)
 	b.WriteString("Output so far:\n")
 	w := out.window()
@@ -162,37 +181,32 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 		isError = true
 		s.told.add(id, bgtasks.EventKilled, "")
 		fmt.Fprintf(&b, "%s\n", killedLine(r.Reason))
-		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, formatDuration(took), r.ExitCode)
+		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, taskctl.Spoken.Format(took), r.ExitCode)
 	case bgtasks.Lost:
 		isError = true
 		s.told.add(id, bgtasks.EventLost, "")
-		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, formatDuration(took), oneLine(r.Reason))
+		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, taskctl.Spoken.Format(took), termtext.OneLine(r.Reason))
 	default:
-		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(describeResult(r)), formatDuration(took), id)
+		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)
 	}
 	writeWarnings(&b, warnings)
 	writeOutput(&b, shapeOutput(out.window(), s.limit, id))
 	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
 }
 
-// lostRun reports a run whose supervisor link broke: the record on disk
-// says how it ended if it did; otherwise the task is lost.
-func (s *Server) lostRun(link *supervisor.Link, out *capture, cause error) toolResult {
-	t, err := s.reg.Get(link.TaskID)
-	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
-		return s.endedResult(link.TaskID, t.Result, t.Duration(time.Now()), out, nil)
-	}
+// lostRun reports a run whose supervisor link broke with no end on record.
+func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
 	why := cause.Error()
-	if errors.Is(cause, supervisor.ErrSupervisorGone) {
+	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
 	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
-		link.TaskID, why, link.TaskID, shapeOutput(out.window(), s.limit, link.TaskID))
+		id, why, id, shapeOutput(out.window(), s.limit, id))
 }
 
 func writeWarnings(b *strings.Builder, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(b, "hangdog warning: %s\n", oneLine(w))
+		fmt.Fprintf(b, "hangdog warning: %s\n", termtext.OneLine(w))
 	}
 }
 

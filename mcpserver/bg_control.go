@@ -4,13 +4,15 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bgSendInput struct {
@@ -51,7 +53,7 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	if err := supervisor.SendInput(sendCtx, t, []byte(in.Text)); err != nil {
+	if err := taskctl.SendInput(sendCtx, t, []byte(in.Text)); err != nil {
 		return errorResult("could not type into task %s: %v", t.ID, err)
 	}
 	now, ended := s.settle(ctx, t.ID, before)
@@ -68,7 +70,7 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	}
 	if ended != nil {
 		s.told.add(t.ID, endKind(ended.Result.State), "")
-		fmt.Fprintf(&b, "The task has ended: %s.", describeResult(ended.Result))
+		fmt.Fprintf(&b, "The task has ended: %s.", taskctl.DescribeEnd(ended.Result, agentWords{}))
 	} else {
 		fmt.Fprintf(&b, "It is still running; bg_wait {\"id\": %q} waits for it to end.", t.ID)
 	}
@@ -117,36 +119,38 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 	if bad != nil {
 		return *bad
 	}
-	if t.State().Ended() {
-		r := s.endedTaskResult(t)
-		r.text = fmt.Sprintf("Task %s had already ended; nothing to stop.\n%s", t.ID, r.text)
-		r.isError = false
-		return r
+	k, err := taskctl.Kill(ctx, s.reg, t.ID, taskctl.KillOptions{Signal: syscall.SIGTERM, Grace: killGrace, Reason: killReason})
+	var ended *taskctl.EndedError
+	switch {
+	case errors.As(err, &ended):
+		return s.alreadyEnded(ended.Task)
+	case errors.Is(err, taskctl.ErrLostGone):
+		return s.alreadyEnded(k.Task)
+	case err != nil:
+		return errorResult("could not stop task %s: %v", t.ID, err)
+	case k.Lost:
+		s.told.add(t.ID, bgtasks.EventLost, "")
+		return toolResult{text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it, process group %d.", t.ID, commandLabel(t.Command), k.PGID)}
 	}
-	killCtx, cancel := context.WithTimeout(ctx, killGrace+30*time.Second)
-	defer cancel()
-	res, err := supervisor.KillTask(killCtx, t, syscall.SIGTERM, killGrace, killReason)
-	if err != nil {
-		// The supervisor may exit before its answer is sent, or the task
-		// may have ended on its own just now: the record says which.
-		t2, bad := s.getTask(t.ID)
-		switch {
-		case bad != nil || !t2.State().Ended():
-			return errorResult("could not stop task %s: %v", t.ID, err)
-		case t2.Result.Reason != killReason:
-			return s.bgKill(ctx, in)
-		}
-		res = *t2.Result
-	}
+	res := k.Result
 	s.told.add(t.ID, bgtasks.EventKilled, "")
 	tail, _ := s.reg.TailLines(t.ID, 10, 64<<10)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), formatDuration(res.Ended.Sub(t.Started)), res.ExitCode)
+	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), taskctl.Spoken.Format(res.Ended.Sub(t.Started)), res.ExitCode)
 	if strings.TrimSpace(tail) != "" {
 		b.WriteString(" Last lines:\n")
 		b.WriteString(tail)
 	}
 	return toolResult{text: b.String()}
+}
+
+// alreadyEnded answers a bg_kill of a task that had ended: not an error,
+// since what the agent wanted is so.
+func (s *Server) alreadyEnded(t *bgtasks.Task) toolResult {
+	r := s.endedTaskResult(t)
+	r.text = fmt.Sprintf("Task %s had already ended; nothing to stop.\n%s", t.ID, r.text)
+	r.isError = false
+	return r
 }
 
 // bgDetach detaches this session's newest running bash call: the agent can
@@ -168,17 +172,17 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	if bad != nil {
 		return *bad
 	}
-	reason := oneLine(in.Reason)
+	reason := termtext.OneLine(in.Reason)
 	if reason == "" {
 		reason = "detached by the agent with bg_detach"
 	}
 	dctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	d, err := supervisor.DetachTask(dctx, t, reason)
+	d, err := taskctl.DetachRun(dctx, s.reg, t.ID, reason)
 	if err != nil {
 		return errorResult("could not detach task %s: %v", id, err)
 	}
 	s.told.add(id, bgtasks.EventDetached, "")
 	return toolResult{text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",
-		d.TaskID, commandLabel(t.Command), formatDuration(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
+		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
 }

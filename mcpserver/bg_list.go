@@ -7,11 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bgTasksInput struct {
@@ -70,7 +71,7 @@ func (s *Server) bgTasks(ctx context.Context, in bgTasksInput) toolResult {
 			fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", "ID", "STATE", "MODE", "RAN", "COMMAND")
 		}
 		shown++
-		fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", t.ID, taskState(t), t.Mode, formatDuration(t.Duration(now)), commandLabel(t.Command))
+		fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", t.ID, taskState(t), t.Mode, taskctl.Spoken.Format(t.Duration(now)), commandLabel(t.Command))
 	}
 	if shown == 0 {
 		return toolResult{text: "No tasks yet."}
@@ -97,7 +98,7 @@ func taskState(t *bgtasks.Task) string {
 	if t.Result == nil {
 		return string(t.State())
 	}
-	return describeResult(t.Result)
+	return taskctl.DescribeEnd(t.Result, agentWords{})
 }
 
 func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
@@ -112,7 +113,7 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	header := fmt.Sprintf("Task %s (%s), %s, %s; its log has %d bytes.\n", t.ID, commandLabel(t.Command), taskState(t), formatDuration(t.Duration(time.Now())), size)
+	header := fmt.Sprintf("Task %s (%s), %s, %s; its log has %d bytes.\n", t.ID, commandLabel(t.Command), taskState(t), taskctl.Spoken.Format(t.Duration(time.Now())), size)
 	var b strings.Builder
 	b.WriteString(header)
 	switch {

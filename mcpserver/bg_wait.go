@@ -5,11 +5,12 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"strings"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 type bgWaitInput struct {
@@ -58,7 +59,7 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 	w, _ := logWindow(t, size)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
-		t.ID, commandLabel(t.Command), formatDuration(waited), formatDuration(t.Duration(time.Now())))
+		t.ID, commandLabel(t.Command), taskctl.Spoken.Format(waited), taskctl.Spoken.Format(t.Duration(time.Now())))
 	writeOutput(&b, termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30))
 	b.WriteString(nextSteps(t.ID))
 	return toolResult{text: b.String()}
@@ -80,12 +81,12 @@ func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
 	switch r.State {
 	case bgtasks.Killed:
 		isError = true
-		fmt.Fprintf(&b, "%s\nTask %s (%s) was killed after %s (exit %d). Output:\n", killedLine(r.Reason), t.ID, commandLabel(t.Command), formatDuration(took), r.ExitCode)
+		fmt.Fprintf(&b, "%s\nTask %s (%s) was killed after %s (exit %d). Output:\n", killedLine(r.Reason), t.ID, commandLabel(t.Command), taskctl.Spoken.Format(took), r.ExitCode)
 	case bgtasks.Lost:
 		isError = true
-		fmt.Fprintf(&b, "⚠ Task %s (%s) was lost: %s. Output:\n", t.ID, commandLabel(t.Command), oneLine(r.Reason))
+		fmt.Fprintf(&b, "⚠ Task %s (%s) was lost: %s. Output:\n", t.ID, commandLabel(t.Command), termtext.OneLine(r.Reason))
 	default:
-		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), describeResult(r), formatDuration(took))
+		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), taskctl.DescribeEnd(r, agentWords{}), taskctl.Spoken.Format(took))
 	}
 	writeOutput(&b, shapeOutput(w, s.limit, t.ID))
 	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}

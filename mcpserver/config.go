@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
 )
 
 // Config is what a Server needs from its caller.
@@ -18,10 +17,6 @@ type Config struct {
 	// fresh name (DefaultConsumer); a harness that restarts the server and
 	// wants to keep its cursor passes the same name each time.
 	Consumer string
-	// NewSpec resolves a shell command and a directory ("" for the server's
-	// own) into a task spec, the way `hangdog run` does (settings layers,
-	// environment). The server then makes it non-interactive.
-	NewSpec func(command, cwd string, mode bgtasks.Mode) (supervisor.Spec, error)
 	// MaxWait caps how long any call blocks: a bash call still running then
 	// is detached (never killed), a bg_wait returns "still running". Zero
 	// means no cap. Set it below the client's own tool-call timeout.

@@ -3,30 +3,11 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
 )
-
-// formatDuration says how long something took the way a person would:
-// "40 ms", "4.2 s", "45 s", "3 min 32 s", "2 h 5 min".
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d < 2*time.Minute:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
-	case d < 2*time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
-}
 
 // commandLabel is a command as quoted in one line of text: control bytes
 // gone, whitespace folded, cut to a length a reader can take in.
@@ -41,21 +22,18 @@ func commandLabel(cmd string) string {
 	return "`" + cmd + "`"
 }
 
-// describeResult says how an ended task ended: "exit 1", "ended by SIGSEGV
-// (exit 139)", "killed (exit 143)", "lost".
-func describeResult(r *bgtasks.Result) string {
-	switch {
-	case r == nil:
-		return "running"
-	case r.State == bgtasks.Lost:
-		return "lost"
-	case r.State == bgtasks.Killed:
-		return fmt.Sprintf("killed (exit %d)", r.ExitCode)
-	case r.Signal != "":
-		return fmt.Sprintf("ended by %s (exit %d)", r.Signal, r.ExitCode)
-	}
-	return fmt.Sprintf("exit %d", r.ExitCode)
+// agentWords are how the MCP server says a task ended: "exit 1", "ended by
+// SIGSEGV (exit 139)", "killed (exit 143)", "lost".
+type agentWords struct{}
+
+func (agentWords) Lost() string { return "lost" }
+func (agentWords) Killed(r *bgtasks.Result) string {
+	return fmt.Sprintf("killed (exit %d)", r.ExitCode)
 }
+func (agentWords) Signaled(r *bgtasks.Result) string {
+	return fmt.Sprintf("ended by %s (exit %d)", r.Signal, r.ExitCode)
+}
+func (agentWords) Exited(r *bgtasks.Result) string { return fmt.Sprintf("exit %d", r.ExitCode) }
 
 // killedLine is the first line of a killed run's error result: the reason
 // as hangdog recorded it (the watchdog's starts with "⚠ Killed by hangdog

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // noticeTailLines and noticeLineWidth bound the output quoted in one
@@ -72,8 +73,8 @@ func noticeLine(e bgtasks.Event) string {
 		return watchNotice(e)
 	}
 	cmd := commandLabel(e.Command)
-	took := formatDuration(time.Duration(e.DurationMS) * time.Millisecond)
-	reason := oneLine(e.Reason)
+	took := taskctl.Spoken.Format(time.Duration(e.DurationMS) * time.Millisecond)
+	reason := termtext.OneLine(e.Reason)
 	var s string
 	switch e.Kind {
 	case bgtasks.EventExited:
@@ -101,7 +102,7 @@ func noticeLine(e bgtasks.Event) string {
 	case bgtasks.EventLost:
 		s = fmt.Sprintf("#%d Task %s (%s) was lost: %s. Its output is kept: bg_logs {\"id\": %q}.", e.Seq, e.TaskID, cmd, reason, e.TaskID)
 	default:
-		s = fmt.Sprintf("#%d Task %s (%s): %s %s", e.Seq, e.TaskID, cmd, oneLine(e.Kind), reason)
+		s = fmt.Sprintf("#%d Task %s (%s): %s %s", e.Seq, e.TaskID, cmd, termtext.OneLine(e.Kind), reason)
 	}
 	if tail := quoteTail(e.Tail); tail != "" && e.Kind != bgtasks.EventWarning {
 		s += " Last lines:\n" + tail
@@ -122,8 +123,4 @@ func quoteTail(tail string) string {
 		lines[i] = truncateText(l, noticeLineWidth)
 	}
 	return indent(strings.Join(lines, "\n"), "    ")
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(termtext.Plain([]byte(s))), " ")
 }

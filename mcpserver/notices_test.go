@@ -3,12 +3,9 @@ package mcpserver
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
 )
-
-func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 func intp(n int) *int { return &n }
 

@@ -116,16 +116,3 @@ func TestUnfinishedLineIsThePrompt(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatDuration(t *testing.T) {
-	for _, tc := range []struct {
-		ms   int64
-		want string
-	}{
-		{40, "40 ms"}, {4200, "4.2 s"}, {45_000, "45 s"}, {212_000, "3 min 32 s"}, {7_500_000, "2 h 5 min"},
-	} {
-		if got := formatDuration(msDuration(tc.ms)); got != tc.want {
-			t.Errorf("formatDuration(%d ms) = %q, want %q", tc.ms, got, tc.want)
-		}
-	}
-}

@@ -37,8 +37,8 @@ type Server struct {
 // New builds a server and registers its consumer with the event log, so
 // events from now on are kept for it.
 func New(cfg Config) (*Server, error) {
-	if cfg.Registry == nil || cfg.NewSpec == nil {
-		return nil, errors.New("mcpserver: Config needs a Registry and NewSpec")
+	if cfg.Registry == nil {
+		return nil, errors.New("mcpserver: Config needs a Registry")
 	}
 	ephemeral := cfg.Consumer == ""
 	if ephemeral {

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -149,11 +150,11 @@ func watchNotice(e bgtasks.Event) string {
 	var s string
 	switch e.Kind {
 	case bgtasks.EventWatchFired:
-		s = fmt.Sprintf("#%d watcher %s fired: %s — %s", e.Seq, e.WatcherID, oneLine(e.Reason), commandLabel(e.Command))
+		s = fmt.Sprintf("#%d watcher %s fired: %s — %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason), commandLabel(e.Command))
 	case bgtasks.EventWatchExpired:
-		s = fmt.Sprintf("#%d watcher %s %s", e.Seq, e.WatcherID, oneLine(e.Reason))
+		s = fmt.Sprintf("#%d watcher %s %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))
 	default:
-		s = fmt.Sprintf("#%d watcher %s paused: %s", e.Seq, e.WatcherID, oneLine(e.Reason))
+		s = fmt.Sprintf("#%d watcher %s paused: %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))
 	}
 	if e.Payload != "" {
 		p, _ := json.Marshal(e.Payload)

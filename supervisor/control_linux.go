@@ -15,45 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
-// request is one line of JSON on a task's control socket; the reply is one
-// line too. The socket is for the user's own hangdog processes, not an API.
-type request struct {
-	Op      string `json:"op"` // status | detach | kill | send | resize
-	Reason  string `json:"reason,omitempty"`
-	Signal  int    `json:"signal,omitempty"`
-	GraceMS int64  `json:"grace_ms,omitempty"`
-	Data    []byte `json:"data,omitempty"`
-	Rows    uint16 `json:"rows,omitempty"`
-	Cols    uint16 `json:"cols,omitempty"`
-}
-
-type reply struct {
-	OK     bool            `json:"ok"`
-	Error  string          `json:"error,omitempty"`
-	Result *bgtasks.Result `json:"result,omitempty"`
-	Detach *Detach         `json:"detach,omitempty"`
-	Status *Status         `json:"status,omitempty"`
-}
-
-// Detach is what a caller is told when its run moves to the background.
-type Detach struct {
-	TaskID    string `json:"task_id"`
-	Reason    string `json:"reason"`
-	ElapsedMS int64  `json:"elapsed_ms"`
-	Tail      string `json:"tail,omitempty"` // plain text, last lines
-	// OutputBytes is how much output the log held at the detach: what the
-	// caller shows as "the output so far".
-	OutputBytes int64 `json:"output_bytes"`
-}
-
-// Status is a running task's live state.
-type Status struct {
-	Mode        bgtasks.Mode `json:"mode"`
-	PID         int          `json:"pid"`
-	OutputBytes int64        `json:"output_bytes"`
-}
+func (s *supervisor) socketPath() string { return s.reg.SocketPath(s.meta.ID) }
 
 func (s *supervisor) listen() (net.Listener, error) {
 	path := s.socketPath()
@@ -97,8 +62,8 @@ func (s *supervisor) serveConn(c net.Conn) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
-	var req request
-	var rep reply
+	var req proto.Request
+	var rep proto.Reply
 	if err := json.Unmarshal(line, &req); err != nil {
 		rep.Error = "malformed request: " + err.Error()
 	} else {
@@ -128,20 +93,24 @@ func sameUser(c net.Conn) bool {
 	return int(cred.Uid) == os.Getuid()
 }
 
-func (s *supervisor) handle(req request) reply {
+// handle serves one request; each proto.Op has its case here.
+func (s *supervisor) handle(req proto.Request) proto.Reply {
 	switch req.Op {
-	case "status":
+	case proto.OpStatus:
 		s.mu.Lock()
-		st := &Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
+		st := &proto.Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
 		s.mu.Unlock()
-		return reply{OK: true, Status: st}
-	case "detach":
+		return proto.Reply{OK: true, Status: st}
+	case proto.OpDetach:
 		d, err := s.detach(req.Reason)
-		if err != nil {
-			return reply{Error: err.Error()}
+		if errors.Is(err, errAlreadyBackground) {
+			return proto.Reply{Error: err.Error(), ErrorKind: proto.ErrBackground}
 		}
-		return reply{OK: true, Detach: &d}
-	case "kill":
+		if err != nil {
+			return proto.Reply{Error: err.Error()}
+		}
+		return proto.Reply{OK: true, Detach: &d}
+	case proto.OpKill:
 		sig := syscall.Signal(req.Signal)
 		if sig == 0 {
 			sig = syscall.SIGTERM
@@ -150,34 +119,36 @@ func (s *supervisor) handle(req request) reply {
 		if grace <= 0 {
 			grace = defaultGrace
 		}
+		// The words are the caller's (which front end, which command);
+		// this is only for a caller that gave none.
 		reason := req.Reason
 		if reason == "" {
-			reason = "killed with `hangdog bg kill`"
+			reason = "killed on request"
 		}
 		if s.isEnded() {
-			return reply{Error: s.endedMessage()}
+			return s.endedReply()
 		}
 		s.kill(sig, grace, reason)
 		<-s.ended
 		s.mu.Lock()
 		res := s.result
 		s.mu.Unlock()
-		return reply{OK: true, Result: &res}
-	case "send":
+		return proto.Reply{OK: true, Result: &res}
+	case proto.OpSend:
 		if s.isEnded() {
-			return reply{Error: s.endedMessage()}
+			return s.endedReply()
 		}
 		if _, err := s.master.Write(req.Data); err != nil {
-			return reply{Error: fmt.Sprintf("write to task %s's terminal: %v", s.meta.ID, err)}
+			return proto.Reply{Error: fmt.Sprintf("write to task %s's terminal: %v", s.meta.ID, err)}
 		}
-		return reply{OK: true}
-	case "resize":
+		return proto.Reply{OK: true}
+	case proto.OpResize:
 		if err := setWinsize(s.master, req.Rows, req.Cols); err != nil {
-			return reply{Error: err.Error()}
+			return proto.Reply{Error: err.Error()}
 		}
-		return reply{OK: true}
+		return proto.Reply{OK: true}
 	}
-	return reply{Error: fmt.Sprintf("unknown operation %q", req.Op)}
+	return proto.Reply{Error: fmt.Sprintf("unknown operation %q", req.Op)}
 }
 
 func (s *supervisor) isEnded() bool {
@@ -189,26 +160,28 @@ func (s *supervisor) isEnded() bool {
 	}
 }
 
-func (s *supervisor) endedMessage() string {
-	return fmt.Sprintf("task %s has already ended; `hangdog bg logs %s` shows its output", s.meta.ID, s.meta.ID)
+// endedReply refuses a request for a task that has ended. What to do
+// instead (read its log) is for the caller to say in its own words.
+func (s *supervisor) endedReply() proto.Reply {
+	return proto.Reply{Error: fmt.Sprintf("task %s has already ended", s.meta.ID), ErrorKind: proto.ErrEnded}
 }
 
 var errAlreadyBackground = errors.New("already in the background")
 
 // detach moves a foreground run to the background: the record first, then
 // the event, then the caller is told and let go. The command is untouched.
-func (s *supervisor) detach(reason string) (Detach, error) {
+func (s *supervisor) detach(reason string) (proto.Detach, error) {
 	if reason == "" {
 		reason = "detached on request"
 	}
 	s.mu.Lock()
 	if s.isEnded() || s.killDone != nil {
 		s.mu.Unlock()
-		return Detach{}, fmt.Errorf("task %s is ending; nothing to detach", s.meta.ID)
+		return proto.Detach{}, fmt.Errorf("task %s is ending; nothing to detach", s.meta.ID)
 	}
 	if s.meta.Mode == bgtasks.Background {
 		s.mu.Unlock()
-		return Detach{}, fmt.Errorf("task %s is %w", s.meta.ID, errAlreadyBackground)
+		return proto.Detach{}, fmt.Errorf("task %s is %w", s.meta.ID, errAlreadyBackground)
 	}
 	now := time.Now()
 	s.meta.Mode = bgtasks.Background
@@ -220,7 +193,7 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	if err := s.reg.WriteMeta(meta); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
-	d := Detach{
+	d := proto.Detach{
 		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
 		Tail:        s.lastLines(),
 		OutputBytes: s.written.Load(),
@@ -234,7 +207,7 @@ func (s *supervisor) detach(reason string) (Detach, error) {
 	b, _ := json.Marshal(d)
 	s.linkMu.Lock()
 	if s.link != nil {
-		writeFrame(s.link, frameDetached, b)
+		proto.WriteFrame(s.link, proto.FrameDetached, b)
 		s.link.Close()
 		s.link = nil
 	}

@@ -10,10 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openPTY returns a PTY pair whose master is non-blocking and registered with
-// Go's poller, so reads honour deadlines and Close unblocks a pending Read —
-// which the drain after the command exits depends on. creack/pty hands back a
-// blocking master, so its descriptor is re-wrapped.
+// openPTY returns a PTY pair whose master is non-blocking. The output loop
+// reads it with plain read and poll on a thread of its own, not through Go's
+// poller (see readAvailable): a read that finds nothing must return EAGAIN
+// rather than block, so the loop waits in a poll of bounded length and sees
+// the drain's stop request. creack/pty hands back a blocking master, so its
+// descriptor is re-wrapped.
 func openPTY() (master, slave *os.File, err error) {
 	m, s, err := pty.Open()
 	if err != nil {

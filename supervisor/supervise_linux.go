@@ -4,17 +4,13 @@ package supervisor
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +21,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/supervisor/activity"
+	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
 // Timings of a task's life. The drain gives a command's last bytes time to
@@ -46,9 +43,8 @@ const (
 
 // supervisor is the state of one supervisor process.
 type supervisor struct {
-	dir  string
 	reg  *bgtasks.Registry
-	spec Spec
+	spec proto.Spec
 
 	master *os.File
 	output *os.File
@@ -94,8 +90,8 @@ func Main() int {
 	// where a read through the network poller waits for whichever thread
 	// polls next.
 	h, err := readHandover(f)
-	if errors.Is(err, errOtherBuild) {
-		writeFrame(f, frameFailed, []byte(errOtherBuild.Error()))
+	if errors.Is(err, proto.ErrOtherBuild) {
+		proto.WriteFrame(f, proto.FrameFailed, []byte(proto.ErrOtherBuild.Error()))
 		return 1
 	}
 	if err != nil {
@@ -110,23 +106,22 @@ func Main() int {
 		return 1
 	}
 	reg := bgtasks.Opened(h.Home)
-	return newSupervisor(reg, reg.TaskDir(h.Meta.ID), h, link).run(env)
+	return newSupervisor(reg, h, link).run(env)
 }
 
 // readHandover waits for the caller's first frame, the task to run. The
 // frame reader reads exactly one frame, so nothing after it is lost to
 // readLink.
-func readHandover(c io.Reader) (handover, error) {
-	var h handover
-	fr := frameReader{r: c}
-	kind, p, err := fr.next()
+func readHandover(c io.Reader) (proto.Handover, error) {
+	var h proto.Handover
+	kind, p, err := proto.NewFrameReader(c).Next()
 	if err != nil {
 		return h, err
 	}
-	if kind != frameHandover {
-		return h, fmt.Errorf("first frame %q is not a hand-over: %w", kind, errCorruptLink)
+	if kind != proto.FrameHandover {
+		return h, fmt.Errorf("first frame %q is not a hand-over: %w", kind, proto.ErrCorruptLink)
 	}
-	if h, err = decodeHandover(p); err != nil {
+	if h, err = proto.DecodeHandover(p); err != nil {
 		return h, fmt.Errorf("decode hand-over: %w", err)
 	}
 	return h, nil
@@ -135,8 +130,8 @@ func readHandover(c io.Reader) (handover, error) {
 // logToTask sends this process's stdout and stderr (and so a crash's report)
 // to the task's supervisor.log. Failing that they stay on /dev/null: a log
 // is never a reason not to run the task.
-func logToTask(dir string) {
-	f, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+func logToTask(path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return
 	}
@@ -145,9 +140,9 @@ func logToTask(dir string) {
 	unix.Dup3(int(f.Fd()), 2, 0)
 }
 
-func newSupervisor(reg *bgtasks.Registry, dir string, h handover, link net.Conn) *supervisor {
+func newSupervisor(reg *bgtasks.Registry, h proto.Handover, link net.Conn) *supervisor {
 	return &supervisor{
-		dir: dir, reg: reg, spec: h.Spec, meta: h.Meta, link: link,
+		reg: reg, spec: h.Spec, meta: h.Meta, link: link,
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),
@@ -206,6 +201,28 @@ func catchSignals(env *environment) {
 	signal.Notify(env.sigterm, syscall.SIGTERM)
 }
 
+// run is the task's life, and the owner of every goroutine of the process.
+// It starts them here, in the order start-up needs, and these end as it
+// waits for them:
+//   - readOutput: when no process holds the PTY slave, or the drain stops it
+//     (drain waits on readerDone)
+//   - watch: when run cancels watchCtx once the command exited (watched)
+//   - serveControl: when run closes the listener (serving); the goroutine
+//     per request it starts is counted in s.inflight, which run waits for
+//     at most 2 s
+//   - trimImage: a timer's, stopped once the command exits (it rarely
+//     fires: most commands end within trimAfter)
+//
+// These end with the process, on purpose: they hold nothing that must be
+// flushed (every record is on disk, and the caller told, before run
+// returns), and each would otherwise need a way to be woken:
+//   - catchSignals' drain of stray signals, and the SIGTERM waiter
+//   - reap, which waits for SIGCHLD
+//   - notifyOutput, which waits for output
+//   - readLink, which waits for the caller's frames; it ends early when the
+//     caller goes
+//   - a kill started by readLink's stop frame or a check's verdict, which
+//     ends once nothing of the task is left
 func (s *supervisor) run(env *environment) int {
 	if env.err != nil {
 		return s.failStart(env.err)
@@ -225,7 +242,7 @@ func (s *supervisor) run(env *environment) int {
 	// The log is created beside the command's own start, not before it: its
 	// first output waits in the PTY until the reader starts, and creating a
 	// file is not free (see bgtasks.ResultFile).
-	s.output, err = os.OpenFile(filepath.Join(s.dir, "output.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	s.output, err = os.OpenFile(s.reg.OutputPath(s.meta.ID), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		// A task without its log would lose its output: stop it now.
 		unix.Kill(-s.pid, unix.SIGKILL)
@@ -234,11 +251,11 @@ func (s *supervisor) run(env *environment) int {
 	// The command is running from here on: tell the caller, start moving its
 	// output, and only then do the bookkeeping, which overlaps with it.
 	go catchSignals(env)
-	started, _ := json.Marshal(startedInfo{TaskID: s.meta.ID, PID: s.pid})
-	s.sendFrame(frameStarted, started)
+	started, _ := json.Marshal(proto.Started{TaskID: s.meta.ID, PID: s.pid})
+	s.sendFrame(proto.FrameStarted, started)
 	// Only now: creating a file is not free, and a failure to start is
 	// recorded in the task's result anyway.
-	logToTask(s.dir)
+	logToTask(s.reg.SupervisorLogPath(s.meta.ID))
 	go s.reap(env)
 	go s.notifyOutput()
 	go s.readOutput()
@@ -328,431 +345,4 @@ func (s *supervisor) pruneExpired() {
 	if expired.Events > 0 {
 		fmt.Fprintf(os.Stderr, "hangdog supervisor: dropped %d events older than %g days from the event log (tasks.keepDays)\n", expired.Events, days)
 	}
-}
-
-type startedInfo struct {
-	TaskID string `json:"task_id"`
-	PID    int    `json:"pid"`
-}
-
-// startCommand starts the command as the session leader of the PTY slave.
-func (s *supervisor) startCommand(slave *os.File) (int, error) {
-	argv := s.spec.Argv
-	if s.spec.Shell || len(argv) == 0 {
-		argv = []string{"bash", "-c", s.spec.Command}
-	}
-	// The caller's environment reached this process through exec, never
-	// through a file: it may hold API keys.
-	env := append(os.Environ(), "HANGDOG_TASK_ID="+s.meta.ID)
-	if !hasEnv(env, "TERM") {
-		env = append(env, "TERM=xterm-256color")
-	}
-	path, err := lookPath(argv[0], env)
-	if err != nil {
-		return 0, err
-	}
-	fd := slave.Fd()
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Dir:   s.spec.Cwd,
-		Env:   env,
-		Files: []uintptr{fd, fd, fd},
-		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
-	})
-	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", argv[0], err)
-	}
-	return pid, nil
-}
-
-func hasEnv(env []string, key string) bool {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, key+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-// lookPath resolves name on the command's own PATH, not the supervisor's.
-func lookPath(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	for i := len(env) - 1; i >= 0; i-- {
-		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
-			for _, d := range filepath.SplitList(p) {
-				if d == "" {
-					d = "."
-				}
-				c := filepath.Join(d, name)
-				if st, err := os.Stat(c); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-					return c, nil
-				}
-			}
-			return "", fmt.Errorf("%s: command not found in PATH", name)
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s: command not found in PATH", name)
-	}
-	return p, nil
-}
-
-func (s *supervisor) recordRunning() {
-	s.mu.Lock()
-	s.meta.PID = s.pid
-	s.meta.PGID = s.pid
-	s.meta.StartTicks, _ = bgtasks.ProcStartTicks(s.pid)
-	s.meta.State = bgtasks.Running // the supervisor's own pid and ticks came with the task
-	m := s.meta
-	s.mu.Unlock()
-	if err := s.reg.WriteMeta(m); err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
-	}
-}
-
-// failStart records a task that never ran, so nobody waits on it forever.
-func (s *supervisor) failStart(err error) int {
-	logToTask(s.dir)
-	msg := err.Error()
-	s.sendFrame(frameFailed, []byte(msg))
-	res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: " + msg}
-	if werr := s.reg.WriteResult(s.meta.ID, res); werr != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", werr)
-	}
-	fmt.Fprintln(os.Stderr, "hangdog supervisor:", msg)
-	return 1
-}
-
-// readOutput copies every byte from the PTY to the output log first, then to
-// the tail and the caller. Writing the log before anything else is what lets
-// a crash of any hangdog process lose nothing already read.
-func (s *supervisor) readOutput() {
-	defer close(s.readerDone)
-	// One thread for the whole copy loop: otherwise, each time the scheduler
-	// hands this goroutine's P to another goroutine while it waits in a read,
-	// the goroutine resumes on another thread, and every such hop is a futex
-	// wake-up on the path of each 4 KB the PTY hands out.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	fd := -1
-	if rc, err := s.master.SyscallConn(); err == nil {
-		rc.Control(func(f uintptr) { fd = int(f) })
-	}
-	if fd < 0 {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor: pty master has no descriptor")
-		return
-	}
-	buf := make([]byte, 256<<10)
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := s.readAvailable(fd, buf, pfd)
-		if n > 0 {
-			p := buf[:n]
-			if _, werr := s.output.Write(p); werr != nil {
-				fmt.Fprintln(os.Stderr, "hangdog supervisor: write output log:", werr)
-			}
-			s.activity.Write(p)
-			s.lastRead.Store(time.Now().UnixNano())
-			s.written.Add(int64(n))
-			select {
-			case s.outputReady <- struct{}{}:
-			default: // a notice is already pending; it will carry the new count
-			}
-		}
-		if err != nil {
-			return // EIO once every slave fd is closed, or the drain is over
-		}
-	}
-}
-
-// notifyOutput tells the caller how much output the log holds. The caller
-// copies it from the log itself, so the command is never slowed by its
-// caller and the bytes cross no socket: the supervisor only says "up to N".
-// A slow caller just gets fewer, larger notices. It runs until the process
-// ends.
-func (s *supervisor) notifyOutput() {
-	var last int64
-	for range s.outputReady {
-		n := s.written.Load()
-		if n == last {
-			continue
-		}
-		last = n
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], uint64(n))
-		s.sendFrame(frameOffset, b[:])
-		// While output streams, one notice per pause carries everything
-		// that arrived meanwhile: the caller wakes a few hundred times a
-		// second instead of once per 4 KB, and the first bytes after a
-		// quiet spell still go out at once.
-		time.Sleep(noticePause)
-	}
-}
-
-// errDrained ends the output loop once the drain decides nothing more is due.
-var errDrained = errors.New("drain finished")
-
-// readAvailable reads what the PTY has, waiting for output if it has none.
-// It reads first and polls only once a read finds nothing: a PTY read with
-// no data at hand already waits for the tty layer to finish moving what the
-// command wrote (as poll does), so while output streams nearly every read
-// returns data and a poll before each would double the system calls per
-// 4 KB, which is what the kernel hands out per read. It uses plain system
-// calls on this goroutine's thread instead of Go's network poller: parking
-// and waking a goroutine for every 4 KB costs more than the copy. The
-// master's descriptor stays owned by its *os.File, which is never closed
-// while this runs.
-func (s *supervisor) readAvailable(fd int, buf []byte, pfd []unix.PollFd) (int, error) {
-	for {
-		if s.stopReading.Load() {
-			return 0, errDrained
-		}
-		n, err := unix.Read(fd, buf)
-		switch {
-		case n > 0:
-			return n, nil
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-		case err != nil:
-			return 0, err // EIO: no process holds the slave any more
-		default:
-			return 0, io.EOF
-		}
-		if err := s.waitReadable(pfd); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// waitReadable waits until the PTY has output (or has hung up), in polls of
-// 50 ms so that the drain's stop request is seen promptly.
-func (s *supervisor) waitReadable(pfd []unix.PollFd) error {
-	for {
-		k, err := unix.Poll(pfd, 50)
-		switch {
-		case err == unix.EINTR:
-		case err != nil:
-			return fmt.Errorf("poll pty: %w", err)
-		case k > 0 && pfd[0].Revents != 0:
-			return nil
-		}
-		if s.stopReading.Load() {
-			return errDrained
-		}
-	}
-}
-
-// drain waits for the command's last output: until the PTY reports that no
-// process holds the slave, or output has been quiet for drainQuiet (a
-// background child may keep the slave open forever), at most drainMax.
-func (s *supervisor) drain(exitAt time.Time) {
-	deadline := exitAt.Add(drainMax)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.readerDone:
-			return
-		case now := <-tick.C:
-			last := time.Unix(0, s.lastRead.Load())
-			if last.Before(exitAt) {
-				last = exitAt
-			}
-			if now.Sub(last) >= drainQuiet || now.After(deadline) {
-				s.stopReading.Store(true)
-				<-s.readerDone
-				return
-			}
-		}
-	}
-}
-
-// reap collects every child the kernel hands the subreaper, and reports the
-// command's own status once. A child that ended before SIGCHLD was caught
-// is collected by the first sweep.
-func (s *supervisor) reap(env *environment) {
-	<-env.signalsReady
-	for {
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if pid <= 0 || err != nil {
-				break
-			}
-			if pid == s.pid {
-				s.exited <- ws
-			}
-		}
-		<-env.sigchld
-	}
-}
-
-// sendFrame writes a frame to the caller if one is attached; a failed write
-// means the caller is gone, which readLink handles.
-func (s *supervisor) sendFrame(kind byte, p []byte) {
-	s.linkMu.Lock()
-	defer s.linkMu.Unlock()
-	if s.link == nil {
-		return
-	}
-	if err := writeFrame(s.link, kind, p); err != nil {
-		s.link.Close()
-		s.link = nil
-	}
-}
-
-// readLink serves the caller's frames; when the caller goes away while the
-// task is still its foreground run, the task goes with it.
-func (s *supervisor) readLink() {
-	s.linkMu.Lock()
-	c := s.link
-	s.linkMu.Unlock()
-	if c == nil {
-		return
-	}
-	fr := frameReader{r: c}
-	for {
-		kind, p, err := fr.next()
-		if err != nil {
-			break
-		}
-		switch kind {
-		case frameInput:
-			s.master.Write(p)
-		case frameResize:
-			if len(p) == 4 {
-				setWinsize(s.master, uint16(p[0])<<8|uint16(p[1]), uint16(p[2])<<8|uint16(p[3]))
-			}
-		case frameStop:
-			if len(p) == 1 {
-				sig := syscall.Signal(p[0])
-				go s.kill(sig, defaultGrace, fmt.Sprintf("its caller was interrupted (%s)", unix.SignalName(sig)))
-			}
-		}
-	}
-	s.mu.Lock()
-	mode := s.meta.Mode
-	s.mu.Unlock()
-	select {
-	case <-s.ended:
-		return
-	default:
-	}
-	if mode == bgtasks.Foreground {
-		s.kill(syscall.SIGTERM, defaultGrace, "its caller exited before it finished (a foreground run belongs to its caller; detach it to keep it)")
-	}
-}
-
-// kill stops the whole tree: sig to every descendant, SIGKILL to whatever is
-// left after grace, until nothing of the task remains. Only the first kill
-// counts; later ones wait for it.
-func (s *supervisor) kill(sig syscall.Signal, grace time.Duration, reason string) {
-	s.mu.Lock()
-	if s.killDone != nil {
-		done := s.killDone
-		s.mu.Unlock()
-		<-done
-		return
-	}
-	select {
-	case <-s.ended:
-		s.mu.Unlock()
-		return
-	default:
-	}
-	s.killReason = reason
-	done := make(chan struct{})
-	s.killDone = done
-	s.mu.Unlock()
-	defer close(done)
-
-	signalTree(s.self, sig)
-	hard := time.Now().Add(grace)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for range tick.C {
-		if len(descendants(s.self)) == 0 {
-			return
-		}
-		if time.Now().After(hard) {
-			signalTree(s.self, syscall.SIGKILL)
-		}
-	}
-}
-
-// finish records the result, announces it, and tells the caller.
-func (s *supervisor) finish(ws unix.WaitStatus) {
-	res := bgtasks.Result{State: bgtasks.Exited, Ended: time.Now(), OutputBytes: s.written.Load()}
-	if ws.Signaled() {
-		res.Signal = unix.SignalName(ws.Signal())
-		res.ExitCode = 128 + int(ws.Signal())
-	} else {
-		res.ExitCode = ws.ExitStatus()
-	}
-	s.mu.Lock()
-	if s.killReason != "" {
-		res.State = bgtasks.Killed
-		res.Reason = s.killReason
-	}
-	mode := s.meta.Mode
-	meta := s.meta
-	s.mu.Unlock()
-
-	var err error
-	if s.resultFile != nil {
-		err = s.resultFile.Write(res)
-	} else {
-		err = s.reg.WriteResult(s.meta.ID, res)
-	}
-	if err != nil && !errors.Is(err, bgtasks.ErrAlreadyEnded) {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
-	}
-	s.mu.Lock()
-	s.result = res
-	close(s.ended)
-	s.mu.Unlock()
-
-	if mode == bgtasks.Background || res.State == bgtasks.Killed {
-		s.announce(meta, res)
-	}
-	b, _ := json.Marshal(res)
-	s.sendFrame(frameEnded, b)
-	s.linkMu.Lock()
-	if s.link != nil {
-		s.link.Close()
-		s.link = nil
-	}
-	s.linkMu.Unlock()
-}
-
-func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
-	kind := bgtasks.EventExited
-	if res.State == bgtasks.Killed {
-		kind = bgtasks.EventKilled
-	}
-	code := res.ExitCode
-	ev := bgtasks.Event{
-		Kind: kind, TaskID: meta.ID, Command: meta.Command, ExitCode: &code, Signal: res.Signal,
-		DurationMS: res.Ended.Sub(meta.Started).Milliseconds(), Reason: res.Reason,
-		Tail: s.lastLines(),
-	}
-	if _, err := s.reg.AppendEvent(ev); err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
-	}
-}
-
-func (s *supervisor) socketPath() string { return filepath.Join(s.dir, "sock") }
-
-// lastLines is the end of the task's output as plain text, for an event or a
-// detach notice. It is read back from the log, once, rather than kept in
-// memory on the output path.
-func (s *supervisor) lastLines() string {
-	tail, err := s.reg.TailLines(s.meta.ID, eventTailLines, eventTailBytes)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
-	}
-	return tail
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/jev/askproc"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
+	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 	"github.com/hangdog/hangdog/supervisor/spawn"
 	"github.com/hangdog/hangdog/supervisor/watchdog"
@@ -99,11 +100,11 @@ func (s *supervisor) watch(ctx context.Context) {
 		if logf != nil {
 			fmt.Fprintln(logf, d.LogLine(s.meta.ID))
 		}
-		if vb, err := json.Marshal(Verdict{
+		if vb, err := json.Marshal(proto.Verdict{
 			Status: d.Status, Confidence: d.Confidence, Streak: d.Streak, Agree: max(cfg.AgreeChecks, 1),
 			Trigger: d.Trigger, Veto: d.Veto, Input: d.InputKind, Due: d.Due,
 		}); err == nil {
-			s.sendFrame(frameVerdict, vb)
+			s.sendFrame(proto.FrameVerdict, vb)
 		}
 		if d.Act {
 			s.act(d, obs)
@@ -169,12 +170,11 @@ func (s *supervisor) openCheckLog(cfg watchdogconf.Watchdog) *os.File {
 	if !cfg.Debug && os.Getenv(DebugEnv) != "1" {
 		return nil
 	}
-	dir := filepath.Join(s.reg.Home(), "logs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(s.reg.LogsDir(), 0o700); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "watchdog.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(s.reg.CheckLogPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: debug log:", err)
 		return nil
@@ -194,7 +194,7 @@ func (s *supervisor) act(d watchdog.Decision, obs watchdog.Observation) {
 		go s.kill(syscall.SIGTERM, defaultGrace, msg)
 	case watchdog.ActionWarn:
 		msg := "watchdog warning for " + s.meta.ID + ": " + d.Reason
-		s.sendFrame(frameWarning, []byte(msg))
+		s.sendFrame(proto.FrameWarning, []byte(msg))
 		if _, err := s.reg.AppendEvent(bgtasks.Event{
 			Kind: bgtasks.EventWarning, TaskID: s.meta.ID, Command: s.meta.Command,
 			DurationMS: obs.Now.Sub(s.meta.Started).Milliseconds(), Reason: d.Reason,

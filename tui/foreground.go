@@ -9,7 +9,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 )
 
@@ -18,7 +18,7 @@ import (
 // feed parses it into the scrollback, or, while a full-screen program owns
 // the terminal, writes it there raw. Both end when the link does.
 type foreground struct {
-	link     *supervisor.Link
+	link     *taskctl.Link
 	id       string
 	command  string
 	started  time.Time
@@ -64,14 +64,14 @@ type (
 	finishedMsg   struct {
 		fg      *foreground
 		result  *bgtasks.Result
-		detach  *supervisor.Detach
+		detach  *taskctl.Detach
 		failure string // the command could not start
 		lost    error  // the supervisor vanished
 	}
 )
 
-func startForeground(reg *bgtasks.Registry, spec supervisor.Spec, out *scrollback, mail *mailbox) (*foreground, error) {
-	link, err := supervisor.Start(reg, spec)
+func startForeground(reg *bgtasks.Registry, spec taskctl.Spec, out *scrollback, mail *mailbox) (*foreground, error) {
+	link, err := taskctl.Start(reg, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -86,23 +86,19 @@ func startForeground(reg *bgtasks.Registry, spec supervisor.Spec, out *scrollbac
 
 // pump reads the link until it is finished.
 func (f *foreground) pump() {
-	for {
-		ev, err := f.link.Next()
-		if err != nil {
-			f.queue.pushEvent(queued{err: err})
-			return
-		}
-		if ev.Kind == supervisor.EventOutput {
+	out, err := f.link.Follow(func(ev taskctl.Event) error {
+		if ev.Kind == taskctl.EventOutput {
 			f.queue.pushOutput(ev.Output)
-			continue
+			return nil
 		}
 		e := ev
 		f.queue.pushEvent(queued{ev: &e})
-		switch ev.Kind {
-		case supervisor.EventEnded, supervisor.EventDetached, supervisor.EventFailed:
-			return
-		}
+		return nil
+	})
+	if err != nil {
+		out = taskctl.Outcome{Kind: taskctl.Lost, TaskID: f.id, Err: err}
 	}
+	f.queue.pushEvent(queued{outcome: &out})
 }
 
 // feed moves queued output to its sink and events to the model, in order.
@@ -113,40 +109,41 @@ func (f *foreground) feed() {
 			switch {
 			case it.out != nil:
 				f.deliver(it.out)
-			case it.err != nil:
-				f.finish(finishedMsg{fg: f, lost: it.err})
+			case it.outcome != nil:
+				f.finish(taskctl.Present[finishedMsg](*it.outcome, f))
 				return
 			default:
-				if f.event(it.ev) {
-					return
-				}
+				f.event(it.ev)
 			}
 		}
 	}
 }
 
-// event handles one non-output event; it reports whether the link is done.
-func (f *foreground) event(ev *supervisor.Event) bool {
+// The foreground presents how its run came back as the model's message;
+// the model says it (Model.finished).
+func (f *foreground) Ended(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, result: o.Result}
+}
+func (f *foreground) Detached(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, detach: o.Detach}
+}
+func (f *foreground) Failed(o taskctl.Outcome) finishedMsg {
+	return finishedMsg{fg: f, failure: o.Message}
+}
+func (f *foreground) Lost(o taskctl.Outcome) finishedMsg { return finishedMsg{fg: f, lost: o.Err} }
+
+// event handles one event before the run's outcome.
+func (f *foreground) event(ev *taskctl.Event) {
 	switch ev.Kind {
-	case supervisor.EventStarted:
+	case taskctl.EventStarted:
 		f.mail.post(startedMsg{fg: f, pid: ev.PID})
-	case supervisor.EventWarning:
+	case taskctl.EventWarning:
 		f.mail.post(warningMsg{fg: f, text: ev.Message})
-	case supervisor.EventVerdict:
+	case taskctl.EventVerdict:
 		if v := ev.Verdict; v != nil {
 			f.mail.post(VerdictMsg{TaskID: f.id, Status: v.Status, Confidence: v.Confidence, Streak: v.Streak, Need: v.Agree})
 		}
-	case supervisor.EventEnded:
-		f.finish(finishedMsg{fg: f, result: ev.Result})
-		return true
-	case supervisor.EventDetached:
-		f.finish(finishedMsg{fg: f, detach: ev.Detach})
-		return true
-	case supervisor.EventFailed:
-		f.finish(finishedMsg{fg: f, failure: ev.Message})
-		return true
 	}
-	return false
 }
 
 // finish releases a full-screen hand-over first: the terminal must come back

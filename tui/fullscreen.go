@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/rawterm"
 	"io"
 	"os"
 	"os/signal"
@@ -16,7 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/rawterm"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // ctrlB is what the Ctrl+B key sends; it detaches a full-screen program.
@@ -182,23 +182,8 @@ func indexByte(b []byte, c byte) int {
 
 // detachTask moves a running foreground task to the background.
 func detachTask(ctx context.Context, reg *bgtasks.Registry, id, reason string) error {
-	t, err := reg.Get(id)
-	if err != nil {
-		return err
+	if _, err := taskctl.DetachRun(ctx, reg, id, reason); err != nil {
+		return fmt.Errorf("detach %s: %w", id, err)
 	}
-	// A command detached the moment it starts may not have its socket yet.
-	for {
-		_, err := supervisor.DetachTask(ctx, t, reason)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, supervisor.ErrNotReachable) || ctx.Err() != nil {
-			return fmt.Errorf("detach %s: %w", id, err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("detach %s: %w", id, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return nil
 }

@@ -2,12 +2,15 @@ package tui
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/testbin"
 	"os"
 	"testing"
 
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/testbin"
+	"github.com/hangdog/hangdog/taskctl"
 )
+
+// hangdogBin is the whole CLI, for tests that compare the shell with it.
+var hangdogBin string
 
 // TestMain builds hangdog and its supervisor once, so commands in these tests
 // run under the supervisor users get.
@@ -23,7 +26,8 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	supervisor.Executable = testbin.Supervisor(bin)
+	hangdogBin = bin
+	taskctl.Executable = testbin.Supervisor(bin)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

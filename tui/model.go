@@ -15,7 +15,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
@@ -95,7 +97,7 @@ func New(opts Options) (*Model, error) {
 	hist, err := loadHistory(opts.HistoryFile)
 	m.hist = hist
 	if err != nil {
-		m.notice = styleBad.Render(oneLine(err.Error()))
+		m.notice = styleBad.Render(termtext.OneLine(err.Error()))
 	}
 	m.input = textinput.New()
 	m.input.Cursor.SetMode(cursor.CursorStatic)
@@ -292,7 +294,7 @@ func (m *Model) handleMail(msg tea.Msg) tea.Cmd {
 		if msg.fg == m.fg {
 			m.verdict = VerdictMsg{Status: "warning"}
 		}
-		m.out.line(styleWarn.Render("hangdog: " + oneLine(msg.text)))
+		m.out.line(styleWarn.Render("hangdog: " + termtext.OneLine(msg.text)))
 	case fullscreenMsg:
 		x := &fullscreen{fg: msg.fg, reg: m.reg}
 		return tea.Exec(x, func(err error) tea.Msg { return fullscreenDoneMsg{x: x, err: err} })
@@ -336,25 +338,25 @@ func (m *Model) fullscreenDone(msg fullscreenDoneMsg) tea.Cmd {
 // finished reports how the foreground command ended and gives the prompt back.
 func (m *Model) finished(msg finishedMsg) {
 	f := msg.fg
-	elapsed := roundDuration(time.Since(f.started))
+	elapsed := taskctl.RoundDuration(time.Since(f.started))
 	switch {
 	case msg.detach != nil:
 		d := msg.detach
 		delete(m.own, f.id)
 		m.out.line(styleWarn.Render(fmt.Sprintf("⇥ %s moved to the background after %s: %s", d.TaskID,
-			roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), oneLine(d.Reason))) +
+			taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
 			styleMuted.Render(fmt.Sprintf("  (/logs %s · /send %s TEXT · /kill %s)", d.TaskID, d.TaskID, d.TaskID)))
 		m.setNotice(d.TaskID+" keeps running in the background", false)
 	case msg.failure != "":
-		m.out.line(styleBad.Render("could not start: " + oneLine(msg.failure)))
+		m.out.line(styleBad.Render("could not start: " + termtext.OneLine(msg.failure)))
 	case msg.lost != nil:
-		m.out.line(styleBad.Render(fmt.Sprintf("%s: %v; its output is kept in %s", f.id, msg.lost, filepath.Join(f.link.Dir, "output.log"))))
+		m.out.line(styleBad.Render(fmt.Sprintf("%s: %v; its output is kept in %s", f.id, msg.lost, f.link.OutputPath())))
 	case msg.result != nil:
 		r := msg.result
 		m.out.freshLine()
 		switch {
 		case r.State == bgtasks.Killed:
-			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, oneLine(r.Reason))))
+			m.out.line(styleBad.Render(fmt.Sprintf("✗ killed after %s: %s", elapsed, termtext.OneLine(r.Reason))))
 		case r.Signal != "":
 			m.out.line(styleBad.Render(fmt.Sprintf("✗ %s after %s", r.Signal, elapsed)))
 		case r.ExitCode != 0:
@@ -380,19 +382,13 @@ func (m *Model) backgroundEvent(e bgtasks.Event) {
 		return // its end is already in the scrollback
 	}
 	m.bgNew++
-	how := e.Kind
-	if e.ExitCode != nil {
-		how = fmt.Sprintf("%s %d", e.Kind, *e.ExitCode)
-	}
-	if e.Signal != "" {
-		how = e.Kind + " by " + e.Signal
-	}
-	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, roundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(oneLine(e.Command), 60))
+	how := taskctl.DescribeEnd(taskctl.EventResult(e), taskctl.TerseWords{})
+	text := fmt.Sprintf("%s %s after %s: %s", e.TaskID, how, taskctl.RoundDuration(time.Duration(e.DurationMS)*time.Millisecond), clip(termtext.OneLine(e.Command), 60))
 	m.setNotice(text, e.Kind != bgtasks.EventExited || (e.ExitCode != nil && *e.ExitCode != 0))
 }
 
 func (m *Model) setNotice(text string, bad bool) {
-	text = oneLine(text)
+	text = termtext.OneLine(text)
 	if bad {
 		m.notice = styleBad.Render(text)
 	} else {
@@ -411,13 +407,6 @@ func keyName(k tea.KeyMsg) string {
 		return ""
 	}
 	return k.String()
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d > 10*time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // shellKey handles a key on the shell's own screen.
@@ -546,19 +535,21 @@ func (m *Model) changeDir(arg string) {
 // start runs a command as a supervised, interactive foreground task.
 func (m *Model) start(command string) tea.Cmd {
 	m.notice = ""
-	m.out.line(styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ") + styleCommand.Render(oneLine(command)))
-	spec, err := m.opts.Prepare(command, m.cwd)
+	m.out.line(styleMuted.Render(shortDir(m.cwd)) + stylePrompt.Render(" ❯ ") + styleCommand.Render(termtext.OneLine(command)))
+	// The settings in force for the directory right now, so an edit in the
+	// settings screen applies to the next command.
+	spec, err := taskctl.Resolve(taskctl.Request{
+		Command: command, Cwd: m.cwd, Mode: bgtasks.Foreground, UserFile: m.opts.UserFile,
+		Interactive: true, Rows: uint16(m.height), Cols: uint16(m.width),
+	})
 	if err != nil {
 		m.settingsErr = err.Error()
-		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))
+		m.out.line(styleBad.Render("not started: " + termtext.OneLine(err.Error())))
 		return nil
 	}
-	spec.Interactive = true
-	spec.Cwd = m.cwd
-	spec.Rows, spec.Cols = uint16(m.height), uint16(m.width)
 	f, err := startForeground(m.reg, spec, m.out, m.mail)
 	if err != nil {
-		m.out.line(styleBad.Render("not started: " + oneLine(err.Error())))
+		m.out.line(styleBad.Render("not started: " + termtext.OneLine(err.Error())))
 		return nil
 	}
 	m.settingsErr = ""

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings"
-	"github.com/hangdog/hangdog/supervisor"
 )
 
 // Options configure a shell.
@@ -22,9 +21,6 @@ type Options struct {
 	DebugLog string
 	// UserFile is the user settings file; "" = settings.UserFile().
 	UserFile string
-	// Prepare turns a typed command into a task spec; nil = DefaultPrepare.
-	// The shell then marks it interactive and sizes it to the terminal.
-	Prepare func(command, dir string) (supervisor.Spec, error)
 }
 
 func (o *Options) fill() error {
@@ -45,29 +41,10 @@ func (o *Options) fill() error {
 		o.HistoryFile = ""
 	}
 	if o.DebugLog == "" {
-		o.DebugLog = filepath.Join(o.Registry.Home(), "logs", "watchdog.log")
+		o.DebugLog = o.Registry.CheckLogPath()
 	}
 	if o.UserFile == "" {
 		o.UserFile = settings.UserFile()
 	}
-	if o.Prepare == nil {
-		o.Prepare = func(command, dir string) (supervisor.Spec, error) {
-			return DefaultPrepare(command, dir, o.UserFile)
-		}
-	}
 	return nil
-}
-
-// DefaultPrepare runs the command with bash -c in dir, in this process's
-// environment, with the watchdog settings in force for dir right now, so an
-// edit in the settings screen applies to the next command.
-func DefaultPrepare(command, dir, userFile string) (supervisor.Spec, error) {
-	st, err := settings.Load(settings.Options{Dir: dir, UserFile: userFile})
-	if err != nil {
-		return supervisor.Spec{}, err
-	}
-	return supervisor.Spec{
-		Command: command, Shell: true, Cwd: dir, Env: os.Environ(),
-		Mode: bgtasks.Foreground, Interactive: true, Watchdog: st.Watchdog(), KeepEnded: st.KeepEnded(),
-	}, nil
 }

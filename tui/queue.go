@@ -3,7 +3,7 @@ package tui
 import (
 	"sync"
 
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // linkQueue sits between the goroutine that reads a task's link and the one
@@ -22,8 +22,9 @@ type linkQueue struct {
 // queued is a run of output or one other event.
 type queued struct {
 	out []byte
-	ev  *supervisor.Event
-	err error // the link failed: the supervisor is gone
+	ev  *taskctl.Event
+	// outcome is the run's end, the last item: how it came back.
+	outcome *taskctl.Outcome
 }
 
 // maxQueued bounds what waits for the parser; the reader then waits, which

@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/internal/teawait"
 )
 
@@ -51,7 +51,7 @@ func killAll(t *testing.T, reg *bgtasks.Registry) {
 	for _, task := range tasks {
 		if !task.State().Ended() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			supervisor.KillTask(ctx, task, syscall.SIGKILL, 0, "test cleanup")
+			taskctl.KillTask(ctx, task, syscall.SIGKILL, 0, "test cleanup")
 			cancel()
 		}
 	}

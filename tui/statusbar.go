@@ -2,11 +2,13 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // VerdictMsg is the watchdog's latest verdict on the running command. The
@@ -65,7 +67,7 @@ func (m *Model) statusBar(now time.Time) string {
 	}
 	if m.fg != nil {
 		age := now.Sub(m.fg.started)
-		parts = append(parts, styleBarKey.Render("▶ "+clip(oneLine(m.fg.command), 28))+styleBar.Render(" · "+formatAge(age)))
+		parts = append(parts, styleBarKey.Render("▶ "+clip(termtext.OneLine(m.fg.command), 28))+styleBar.Render(" · "+formatAge(age)))
 		vs := styleBar
 		switch {
 		case strings.HasPrefix(verdict, "stuck"), strings.HasPrefix(verdict, "looping"):
@@ -116,17 +118,3 @@ func formatAge(d time.Duration) string {
 // clip cuts s to at most n terminal columns (wide characters count two),
 // ending a cut with "…".
 func clip(s string, n int) string { return ansi.Truncate(s, max(n, 0), "…") }
-
-// oneLine makes untrusted text safe for a single line of the UI: control
-// characters (escape sequences included) become spaces or are dropped.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return -1
-		}
-		return r
-	}, s)
-}

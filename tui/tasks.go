@@ -2,8 +2,8 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/hangdog/hangdog/internal/keys"
 	"io"
 	"os"
 	"strings"
@@ -14,7 +14,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/internal/keys"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
 )
 
@@ -81,7 +83,7 @@ func (v *tasksView) view(width, height int, bar string) string {
 		if t.Result != nil && t.Result.State == bgtasks.Exited {
 			state = fmt.Sprintf("exit %d", t.Result.ExitCode)
 		}
-		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), oneLine(t.Command))
+		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), termtext.OneLine(t.Command))
 		line = clip(line, max(width-2, 10))
 		if i == v.sel {
 			b.WriteString(styleSelected.Render("▶ "+line) + "\n")
@@ -98,11 +100,11 @@ func (v *tasksView) view(width, height int, bar string) string {
 	}
 	switch {
 	case v.err != "":
-		b.WriteString(styleBad.Render(clip(oneLine(v.err), width)))
+		b.WriteString(styleBad.Render(clip(termtext.OneLine(v.err), width)))
 	case v.confirm != "":
 		b.WriteString(styleWarn.Render("kill " + v.confirm + " and everything it started? y/n"))
 	default:
-		b.WriteString(styleMuted.Render(clip(oneLine(v.status), width)))
+		b.WriteString(styleMuted.Render(clip(termtext.OneLine(v.status), width)))
 	}
 	return b.String() + "\n" + bar
 }
@@ -183,7 +185,7 @@ func (m *Model) openLog(id string, back viewKind) tea.Cmd {
 		m.setNotice(err.Error(), true)
 		return nil
 	}
-	m.logv = logView{title: id + " · " + oneLine(t.Command), taskID: id, path: t.OutputPath(), scr: screen.New(screen.DefaultLines),
+	m.logv = logView{title: id + " · " + termtext.OneLine(t.Command), taskID: id, path: t.OutputPath(), scr: screen.New(screen.DefaultLines),
 		offset: -1, back: back, gen: m.logv.gen + 1}
 	m.view = viewLog
 	return m.logv.read(m.reg)
@@ -271,7 +273,7 @@ func (v *logView) view(width, height int, bar string) string {
 	v.scroll = scroll
 	foot := ""
 	if v.err != "" {
-		foot = styleBad.Render(clip(oneLine(v.err), width))
+		foot = styleBad.Render(clip(termtext.OneLine(v.err), width))
 	}
 	return head + "\n" + strings.Join(rows, "\n") + "\n" + foot + "\n" + bar
 }
@@ -318,20 +320,19 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) kill(id string) tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
-		t, err := reg.Get(id)
-		if err != nil {
-			return noticeMsg{text: err.Error(), bad: true}
-		}
-		if t.State().Ended() {
-			return noticeMsg{text: id + " has already ended (" + string(t.State()) + ")", bad: true}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		defer cancel()
-		res, err := supervisor.KillTask(ctx, t, syscall.SIGTERM, 5*time.Second, "killed from the hangdog shell")
-		if err != nil {
+		k, err := taskctl.Kill(context.Background(), reg, id, taskctl.KillOptions{Signal: syscall.SIGTERM, Grace: 5 * time.Second, Reason: "killed from the hangdog shell"})
+		var ended *taskctl.EndedError
+		switch {
+		case errors.As(err, &ended):
+			return noticeMsg{text: id + " has already ended (" + string(ended.Task.State()) + ")", bad: true}
+		case errors.Is(err, taskctl.ErrLostGone):
+			return noticeMsg{text: id + " has already ended (" + string(bgtasks.Lost) + ")", bad: true}
+		case err != nil:
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
+		case k.Lost:
+			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID)}
 		}
-		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)}
+		return noticeMsg{text: fmt.Sprintf("%s killed after %s (exit %d)", id, taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)}
 	}
 }
 
@@ -350,7 +351,7 @@ func (m *Model) send(id, text string) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := supervisor.SendInput(ctx, t, data); err != nil {
+		if err := taskctl.SendInput(ctx, t, data); err != nil {
 			return noticeMsg{text: fmt.Sprintf("send to %s: %v", id, err), bad: true}
 		}
 		return noticeMsg{text: fmt.Sprintf("sent %d bytes to %s", len(data), id)}

@@ -35,13 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 type world struct {
-	t        *testing.T
-	reg      *bgtasks.Registry
-	out      string // what the run command appended
-	slow     string // while it exists, the run command sleeps after appending
-	run      string
-	seen     string
-	lastSeen int64
+	t    *testing.T
+	reg  *bgtasks.Registry
+	out  string // what the run command appended
+	slow string // while it exists, the run command sleeps after appending
+	run  string
+	seen string
 }
 
 func newWorld(t *testing.T) *world {

@@ -11,12 +11,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/supervisor"
-	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] != spawn.SuperviseArg {
+	if len(os.Args) != 2 || os.Args[1] != hiddenarg.Supervise {
 		fmt.Fprintln(os.Stderr, "hangdog-supervisor is started by hangdog for each task, not by hand; run `hangdog run -- COMMAND` instead")
 		os.Exit(2)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/keys"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() {
@@ -44,23 +44,9 @@ func runningTask(reg *bgtasks.Registry, id string) (*bgtasks.Task, error) {
 	case st == bgtasks.Lost:
 		return t, fmt.Errorf("task %s was lost (its supervisor died); its output is kept: `hangdog bg logs %s`", id, id)
 	case st.Ended():
-		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, describeEnd(t.Result), id)
+		return t, fmt.Errorf("task %s has already ended (%s); `hangdog bg logs %s` shows its output", id, taskctl.DescribeEnd(t.Result, taskctl.TerseWords{}), id)
 	}
 	return t, nil
-}
-
-func describeEnd(r *bgtasks.Result) string {
-	if r == nil {
-		return "running"
-	}
-	switch {
-	case r.State == bgtasks.Lost:
-		return "lost"
-	case r.Signal != "":
-		return fmt.Sprintf("%s by %s", r.State, r.Signal)
-	default:
-		return fmt.Sprintf("%s %d", r.State, r.ExitCode)
-	}
 }
 
 func newBgKillCmd() *cobra.Command {
@@ -81,40 +67,32 @@ nothing of the task is left, and exits 0.`,
 			if err != nil {
 				return err
 			}
-			t, err := openRunningTask(args[0])
-			if err != nil {
-				if t != nil && t.State() == bgtasks.Lost {
-					return killLost(t, err)
-				}
-				return err
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), grace+30*time.Second)
-			defer cancel()
-			res, err := supervisor.KillTask(ctx, t, sig, grace, "")
+			reg, err := openRegistry()
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s %s after %s (exit %d)\n", t.ID, describeEnd(&res), roundDuration(res.Ended.Sub(t.Started)), res.ExitCode)
+			k, err := taskctl.Kill(cmd.Context(), reg, args[0], taskctl.KillOptions{Signal: sig, Grace: grace, Reason: "killed with `hangdog bg kill`"})
+			var ended *taskctl.EndedError
+			switch {
+			case errors.As(err, &ended):
+				_, err := runningTask(reg, ended.Task.ID) // says how it ended, in the CLI's words
+				return err
+			case errors.Is(err, taskctl.ErrLostGone):
+				_, err := runningTask(reg, args[0])
+				return err
+			case err != nil:
+				return err
+			case k.Lost:
+				fmt.Printf("%s was lost; killed its remaining process group %d\n", k.Task.ID, k.PGID)
+				return nil
+			}
+			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, taskctl.DescribeEnd(&k.Result, taskctl.TerseWords{}), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&sigName, "signal", "TERM", "first signal to send: a name (TERM, INT, HUP, KILL) or a number")
 	cmd.Flags().DurationVar(&grace, "grace", 5*time.Second, "how long to wait after the first signal before SIGKILL")
 	return cmd
-}
-
-// killLost stops what is left of a task whose supervisor died, if its
-// process group leader is provably the same process (pid and start time).
-func killLost(t *bgtasks.Task, why error) error {
-	if t.PID > 0 && t.StartTicks > 0 {
-		if ticks, err := bgtasks.ProcStartTicks(t.PID); err == nil && ticks == t.StartTicks {
-			if err := syscall.Kill(-t.PGID, syscall.SIGKILL); err == nil {
-				fmt.Printf("%s was lost; killed its remaining process group %d\n", t.ID, t.PGID)
-				return nil
-			}
-		}
-	}
-	return why
 }
 
 func parseSignal(s string) (syscall.Signal, error) {
@@ -158,7 +136,7 @@ Nothing is added: end with \n to press Enter.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			return supervisor.SendInput(ctx, t, data)
+			return taskctl.SendInput(ctx, t, data)
 		},
 	}
 	cmd.Flags().BoolVar(&literal, "literal", false, "send TEXT as is, without interpreting escapes")
@@ -198,9 +176,9 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			d, err := supervisor.DetachTask(ctx, t, reason)
+			d, err := taskctl.DetachRun(ctx, reg, t.ID, reason)
 			if err != nil {
-				if errors.Is(err, supervisor.ErrNotReachable) {
+				if errors.Is(err, taskctl.ErrNotReachable) {
 					return fmt.Errorf("%w; is task %s still running? `hangdog bg ls` shows it", err, t.ID)
 				}
 				return err
@@ -208,7 +186,7 @@ start time and output. From then on only ` + "`hangdog bg kill`" + ` or its own 
 			if asJSON {
 				return json.NewEncoder(os.Stdout).Encode(map[string]any{"status": "detached", "task_id": d.TaskID, "reason": d.Reason, "elapsed_ms": d.ElapsedMS})
 			}
-			fmt.Printf("%s detached after %s: %s\n", d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason)
+			fmt.Printf("%s detached after %s: %s\n", d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason)
 			return nil
 		},
 	}

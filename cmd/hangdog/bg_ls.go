@@ -15,6 +15,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerBgCommand(newBgLsCmd) }
@@ -139,7 +140,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	for _, t := range tasks {
 		rows = append(rows, []string{
 			t.ID, string(t.State()), string(t.Mode), startedText(t.Started, now),
-			humanDuration(t.Duration(now)), exitText(t),
+			taskctl.Compact.Format(t.Duration(now)), exitText(t),
 		})
 	}
 	widths := make([]int, len(header))
@@ -170,17 +171,9 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.T
 	}
 	writeRow(header, "COMMAND")
 	for i, t := range tasks {
-		writeRow(rows[i], displaywidth.TruncateString(singleLine(t.Command), commandWidth, "…"))
+		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(termtext.OneLine(t.Command)), commandWidth, "…"))
 	}
 	_, _ = io.WriteString(w, b.String())
-}
-
-// singleLine makes untrusted or multi-line text safe for one table cell or
-// event line: terminal controls removed, line breaks and tabs as spaces.
-func singleLine(s string) string {
-	s = termtext.Plain([]byte(s))
-	s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
-	return strings.TrimSpace(s)
 }
 
 // startedText shows the time of day for today's tasks, the date otherwise.
@@ -211,22 +204,5 @@ func exitText(t *bgtasks.Task) string {
 		return strconv.Itoa(t.Result.ExitCode) + " " + t.Result.Signal
 	default:
 		return strconv.Itoa(t.Result.ExitCode)
-	}
-}
-
-// humanDuration is short and exact enough to compare at a glance: seconds
-// up to ten minutes ("212s"), then minutes, hours, days.
-func humanDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < 10*time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 	}
 }

@@ -231,20 +231,6 @@ func TestBgLsShowsLostTasks(t *testing.T) {
 	}
 }
 
-func TestHumanDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		300 * time.Millisecond:         "0.3s",
-		212 * time.Second:              "212s",
-		10*time.Minute + 5*time.Second: "10m05s",
-		3*time.Hour + 7*time.Minute:    "3h07m",
-		50*time.Hour + 30*time.Minute:  "2d02h",
-	} {
-		if got := humanDuration(d); got != want {
-			t.Errorf("humanDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // Columns are measured in terminal cells, so a command in a wide script is
 // cut to the same width as any other and the rows stay aligned.
 func TestBgLsTableCountsWideCharactersAsTwoCells(t *testing.T) {

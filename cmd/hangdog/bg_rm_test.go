@@ -96,7 +96,7 @@ func TestASupervisorRemovesExpiredTasksAfterItsTask(t *testing.T) {
 		t.Fatalf("tasks left: %v (%v), want the run's own", tasks, err)
 	}
 	eventually(t, "the removal in the supervisor's log", 10*time.Second, func() bool {
-		b, _ := os.ReadFile(filepath.Join(tasks[0].Dir, "supervisor.log"))
+		b, _ := os.ReadFile(tasks[0].SupervisorLogPath())
 		return strings.Contains(string(b), "removed 1 tasks that ended more than 7 days ago (tasks.keepDays): "+old.ID)
 	})
 }

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerBgCommand(newBgRunCmd) }
@@ -49,9 +49,9 @@ once, printing the task id on stdout. Its completion is recorded as an event
 			defer link.Close()
 			ev, err := link.Next()
 			if err != nil {
-				return fmt.Errorf("task %s: %w; see %s/supervisor.log", link.TaskID, err, link.Dir)
+				return fmt.Errorf("task %s: %w; see %s", link.TaskID, err, link.SupervisorLogPath())
 			}
-			if ev.Kind == supervisor.EventFailed {
+			if ev.Kind == taskctl.EventFailed {
 				return fmt.Errorf("could not start the command: %s", ev.Message)
 			}
 			if asJSON {

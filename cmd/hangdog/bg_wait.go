@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerBgCommand(newBgWaitCmd) }
@@ -93,12 +96,12 @@ func exitForEnd(stderr io.Writer, t *bgtasks.Task) error {
 	case bgtasks.Killed:
 		how := "task " + t.ID + " was killed"
 		if res.Signal != "" {
-			how += " with " + singleLine(res.Signal)
+			how += " with " + strings.TrimSpace(termtext.OneLine(res.Signal))
 		}
 		if res.Reason != "" {
-			how += " (" + singleLine(res.Reason) + ")"
+			how += " (" + strings.TrimSpace(termtext.OneLine(res.Reason)) + ")"
 		}
-		fmt.Fprintf(stderr, "hangdog: %s after %s; exit %d\n", how, humanDuration(t.Duration(time.Now())), res.ExitCode)
+		fmt.Fprintf(stderr, "hangdog: %s after %s; exit %d\n", how, taskctl.Compact.Format(t.Duration(time.Now())), res.ExitCode)
 	}
 	if res.ExitCode == 0 {
 		return nil

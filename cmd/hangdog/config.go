@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/hangdog/hangdog/settings"
 	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/settings"
 )
 
 func init() { registerCommand(newConfigCmd) }

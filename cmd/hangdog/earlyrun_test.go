@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // A run's supervisor is started from earlyrun's initialiser, so its start-up
@@ -60,7 +62,7 @@ func TestRunAdoptsTheEarlySupervisor(t *testing.T) {
 	}()
 	var sups []int
 	eventually(t, "the task to be running", 10*time.Second, func() bool {
-		meta, _ := os.ReadFile(filepath.Join(e.home, "tasks", "t1", "meta.json"))
+		meta, _ := os.ReadFile(bgtasks.Opened(e.home).MetaPath("t1"))
 		if !bytes.Contains(meta, []byte(`"state": "running"`)) {
 			return false
 		}

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newEventsCmd) }
@@ -145,22 +147,22 @@ func writeEvent(w io.Writer, e bgtasks.Event, asJSON bool) error {
 // Every text field is untrusted and made safe for a terminal.
 func eventLine(e bgtasks.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s %s", e.Seq, e.Time.Local().Format(time.DateTime), singleLine(e.TaskID), singleLine(e.Kind))
+	fmt.Fprintf(&b, "#%d %s %s %s", e.Seq, e.Time.Local().Format(time.DateTime), strings.TrimSpace(termtext.OneLine(e.TaskID)), strings.TrimSpace(termtext.OneLine(e.Kind)))
 	switch {
 	case e.Signal != "" && e.Kind == bgtasks.EventKilled:
-		b.WriteString(" by " + singleLine(e.Signal))
+		b.WriteString(" by " + strings.TrimSpace(termtext.OneLine(e.Signal)))
 	case e.Signal != "":
-		b.WriteString(" on " + singleLine(e.Signal))
+		b.WriteString(" on " + strings.TrimSpace(termtext.OneLine(e.Signal)))
 	case e.ExitCode != nil && (e.Kind == bgtasks.EventExited || e.Kind == bgtasks.EventKilled):
 		b.WriteString(" " + strconv.Itoa(*e.ExitCode))
 	}
 	if e.DurationMS > 0 {
-		b.WriteString(" after " + humanDuration(time.Duration(e.DurationMS)*time.Millisecond))
+		b.WriteString(" after " + taskctl.Compact.Format(time.Duration(e.DurationMS)*time.Millisecond))
 	}
-	if r := singleLine(e.Reason); r != "" {
+	if r := strings.TrimSpace(termtext.OneLine(e.Reason)); r != "" {
 		b.WriteString(" (" + r + ")")
 	}
-	if c := singleLine(e.Command); c != "" {
+	if c := strings.TrimSpace(termtext.OneLine(e.Command)); c != "" {
 		b.WriteString(": " + c)
 	}
 	return b.String()

@@ -6,8 +6,6 @@ package main
 // that `make install` puts on PATH (built with -tags lite) lists them too
 // and hands them over to hangdog-full, which sits next to it.
 const (
-	fullBinaryName = "hangdog-full"
-
 	shellShort    = "Open the interactive shell (also: hangdog with no arguments)"
 	settingsShort = "Edit the watchdog settings on a full screen"
 	mcpShort      = "Serve hangdog's supervised bash and background-task tools to an AI agent (MCP over stdio)"

@@ -11,6 +11,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// fullBinaryName is the complete CLI, installed next to the lite one.
+const fullBinaryName = "hangdog-full"
+
 func init() {
 	rootRun = func(*cobra.Command, []string) error { return execFull(os.Args[1:]) }
 	for _, c := range []struct{ use, short string }{

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // The start-up of every `hangdog run` depends on what the lite CLI and the
@@ -121,7 +123,7 @@ func TestRunWithoutSupervisorBinaryStillWorks(t *testing.T) {
 		t.Fatalf("bg run --json: %v in %q", err, out)
 	}
 	defer e.run("bg", "kill", started.TaskID)
-	meta, err := os.ReadFile(filepath.Join(e.home, "tasks", started.TaskID, "meta.json"))
+	meta, err := os.ReadFile(bgtasks.Opened(e.home).MetaPath(started.TaskID))
 	if err != nil {
 		t.Fatal(err)
 	}

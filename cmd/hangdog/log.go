@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,9 +17,6 @@ import (
 )
 
 func init() { registerCommand(newLogCmd) }
-
-// checkLogName is the watchdog's debug log under <home>/logs.
-const checkLogName = "watchdog.log"
 
 func newLogCmd() *cobra.Command {
 	var follow bool
@@ -46,7 +42,7 @@ check asks the judge. trigger is what proposed acting, veto what prevented it.`,
 			if err != nil {
 				return err
 			}
-			path := filepath.Join(reg.Home(), "logs", checkLogName)
+			path := reg.CheckLogPath()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = printCheckLog(ctx, path, task, follow, cmd.OutOrStdout())

@@ -7,20 +7,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/jev/remote"
 	"github.com/hangdog/hangdog/supervisor"
-	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
 func main() {
 	// Without hangdog-supervisor installed beside it, hangdog is its own
 	// supervisor, re-executed; it skips the CLI entirely.
-	if len(os.Args) == 2 && os.Args[1] == spawn.SuperviseArg {
+	if len(os.Args) == 2 && os.Args[1] == hiddenarg.Supervise {
 		os.Exit(supervisor.Main())
 	}
 	// A supervisor asks a remote decision model through hangdog, so that it
 	// links no HTTP client itself.
-	if len(os.Args) == 2 && os.Args[1] == spawn.AskArg {
+	if len(os.Args) == 2 && os.Args[1] == hiddenarg.Ask {
 		os.Exit(remote.ServeAsk(os.Stdin, os.Stdout, os.Getenv))
 	}
 	os.Exit(run(os.Args[1:]))

@@ -13,9 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/mcpserver"
-	"github.com/hangdog/hangdog/supervisor"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -55,7 +53,6 @@ pass the same name to keep the cursor across restarts of the harness.`,
 			srv, err := mcpserver.New(mcpserver.Config{
 				Registry: reg,
 				Consumer: consumer,
-				NewSpec:  agentSpec,
 				StartWatcher: func(id string) (string, error) {
 					store, err := watch.OpenStore(reg)
 					if err != nil {
@@ -84,10 +81,4 @@ pass the same name to keep the cursor across restarts of the harness.`,
 	cmd.Flags().DurationVar(&maxWait, "max-wait", 0, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; set it below your client's tool timeout (0: no limit)")
 	cmd.Flags().IntVar(&outputLimit, "output-limit", mcpserver.DefaultOutputLimit, "bytes of plain-text output per tool result; longer output is cut in the middle")
 	return cmd
-}
-
-// agentSpec resolves a bash call's command as `hangdog run` would resolve
-// the same shell string in that directory.
-func agentSpec(command, cwd string, mode bgtasks.Mode) (supervisor.Spec, error) {
-	return buildSpec([]string{command}, taskFlags{cwd: cwd}, mode)
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // stuckModel is an OpenAI-compatible model that calls everything stuck; the
@@ -106,7 +108,7 @@ func TestSupervisorWarningsReachItsLog(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	eventually(t, "the warning in supervisor.log", 10*time.Second, func() bool {
-		b, _ := os.ReadFile(filepath.Join(e.home, "tasks", "t1", "supervisor.log"))
+		b, _ := os.ReadFile(bgtasks.Opened(e.home).SupervisorLogPath("t1"))
 		return strings.Contains(string(b), "decision model") && strings.Contains(string(b), "ftp://nowhere")
 	})
 }

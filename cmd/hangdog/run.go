@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -21,8 +18,7 @@ import (
 	"github.com/hangdog/hangdog/cmd/hangdog/internal/earlyrun"
 	"github.com/hangdog/hangdog/internal/rawterm"
 	"github.com/hangdog/hangdog/internal/termtext"
-	"github.com/hangdog/hangdog/settings"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newRunCmd) }
@@ -94,72 +90,24 @@ belongs to its caller.`,
 
 // prestart returns the supervisor for this run: the one earlyrun started
 // while the CLI was still initialising, else a new one.
-func prestart() (*supervisor.Pending, error) {
+func prestart() (*taskctl.Pending, error) {
 	if p, ok := earlyrun.Take(); ok {
-		return supervisor.Adopt(p)
+		return taskctl.Adopt(p)
 	}
-	return supervisor.Prestart(nil)
+	return taskctl.Prestart(nil)
 }
 
-// buildSpec checks the command and its directory before anything is
-// registered, so bad input leaves no task behind.
-func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (supervisor.Spec, error) {
-	var spec supervisor.Spec
-	switch {
-	case len(args) == 0 || (len(args) == 1 && strings.TrimSpace(args[0]) == ""):
-		return spec, errors.New("nothing to run: give a command, e.g. `hangdog run -- make test` or `hangdog run 'make && make test'`")
-	case len(args) == 1:
-		spec.Shell = true
-		spec.Command = args[0]
-	default:
-		spec.Argv = args
-		spec.Command = shellJoin(args)
-		if _, err := exec.LookPath(args[0]); err != nil {
-			return spec, fmt.Errorf("%s: command not found; check the name or your PATH (to run a shell string, pass it as one argument)", args[0])
-		}
-	}
-	cwd := f.cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return spec, fmt.Errorf("find the current directory: %w", err)
-		}
-	}
-	abs, err := filepath.Abs(cwd)
+// buildSpec resolves a command line's task, as every front end does; only
+// the terminal is the CLI's own.
+func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, error) {
+	sets, err := taskctl.ParseSets(f.sets)
 	if err != nil {
-		return spec, fmt.Errorf("--cwd %s: %w", cwd, err)
+		return taskctl.Spec{}, err
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return spec, fmt.Errorf("--cwd %s: no such directory; give an existing directory", cwd)
-	}
-	spec.Cwd = abs
-	flags, err := parseSets(f.sets)
-	if err != nil {
-		return spec, err
-	}
-	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags})
-	if err != nil {
-		return spec, err
-	}
-	spec.Watchdog = st.Watchdog()
-	spec.KeepEnded = st.KeepEnded()
-	spec.Env = os.Environ()
-	spec.Mode = mode
-	spec.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
-	spec.Rows, spec.Cols = terminalSize()
-	return spec, nil
-}
-
-func parseSets(sets []string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--set %q: expected KEY=VALUE, e.g. --set watchdog.action=kill", kv)
-		}
-		m[k] = v
-	}
-	return m, nil
+	req := taskctl.Request{Argv: args, Cwd: f.cwd, Mode: mode, Sets: sets}
+	req.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
+	req.Rows, req.Cols = terminalSize()
+	return taskctl.Resolve(req)
 }
 
 // terminalSize is the caller's terminal size, or a roomy default for agents
@@ -171,23 +119,6 @@ func terminalSize() (rows, cols uint16) {
 		}
 	}
 	return 24, 80
-}
-
-// shellJoin renders argv as a shell would need it typed, for display.
-func shellJoin(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool { return !isShellSafe(r) }) < 0 {
-			parts[i] = a
-			continue
-		}
-		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(parts, " ")
-}
-
-func isShellSafe(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)
 }
 
 // runReport is the --json result of a run.
@@ -203,7 +134,7 @@ type runReport struct {
 	Reason             string `json:"reason,omitempty"`
 }
 
-func runForeground(ctx context.Context, pending *supervisor.Pending, spec supervisor.Spec, f runFlags) error {
+func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
 	reg, err := openRegistry()
 	if err != nil {
 		pending.Cancel()
@@ -242,106 +173,111 @@ func runForeground(ctx context.Context, pending *supervisor.Pending, spec superv
 	if !f.json {
 		link.CopyOutputTo(os.Stdout)
 	}
-	report := runReport{TaskID: link.TaskID}
-	finish := func() error {
-		report.DurationMS = time.Since(started).Milliseconds()
-		if !f.json {
-			return nil
-		}
-		tail, dropped, err := reg.TailOutput(link.TaskID, int64(max(f.tailBytes, 0)))
-		if err != nil {
-			return err
-		}
-		report.Output = termtext.Plain(tail)
-		report.OutputBytes = dropped + int64(len(tail))
-		report.OutputDroppedBytes = dropped
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(report); err != nil {
-			return fmt.Errorf("write JSON result: %w", err)
+	p := &runPresenter{reg: reg, link: link, f: f, started: started, report: runReport{TaskID: link.TaskID}}
+	out, err := link.Follow(func(ev taskctl.Event) error {
+		if ev.Kind == taskctl.EventWarning {
+			fmt.Fprintln(os.Stderr, "hangdog:", ev.Message)
 		}
 		return nil
+	})
+	if errors.Is(err, taskctl.ErrOutputClosed) {
+		// Nobody reads our output any more: the caller is as good as
+		// gone, and a foreground run goes with its caller.
+		return exitCode(exitHangdogError)
 	}
-	for {
-		ev, err := link.Next()
-		if errors.Is(err, supervisor.ErrOutputClosed) {
-			// Nobody reads our output any more: the caller is as good as
-			// gone, and a foreground run goes with its caller.
-			return exitCode(exitHangdogError)
-		}
-		if err != nil {
-			return lostRun(reg, link, &report, finish, err)
-		}
-		switch ev.Kind {
-		case supervisor.EventWarning:
-			fmt.Fprintln(os.Stderr, "hangdog:", ev.Message)
-		case supervisor.EventFailed:
-			return fmt.Errorf("could not start the command: %s", ev.Message)
-		case supervisor.EventDetached:
-			d := ev.Detach
-			report.Status = "detached"
-			report.Reason = d.Reason
-			if !f.json {
-				fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
-					"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
-					d.TaskID, roundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
-			}
-			return finish()
-		case supervisor.EventEnded:
-			r := ev.Result
-			code := r.ExitCode
-			report.Status = string(r.State)
-			report.ExitCode = &code
-			report.Signal = r.Signal
-			report.Reason = r.Reason
-			if err := finish(); err != nil {
-				return err
-			}
-			if r.State == bgtasks.Killed && !f.json {
-				fmt.Fprintf(os.Stderr, "hangdog: %s was killed: %s\n", link.TaskID, r.Reason)
-			}
-			return exitCode(code)
-		}
+	if err != nil {
+		return err
 	}
+	return taskctl.Present[error](out, p)
+}
+
+// runPresenter says how a run came back: on stderr for a person, as one
+// JSON object with --json, and always as the exit status.
+type runPresenter struct {
+	reg     *bgtasks.Registry
+	link    *taskctl.Link
+	f       runFlags
+	started time.Time
+	report  runReport
+}
+
+// finish writes the --json report, with the output's tail.
+func (p *runPresenter) finish() error {
+	p.report.DurationMS = time.Since(p.started).Milliseconds()
+	if !p.f.json {
+		return nil
+	}
+	tail, dropped, err := p.reg.TailOutput(p.link.TaskID, int64(max(p.f.tailBytes, 0)))
+	if err != nil {
+		return err
+	}
+	p.report.Output = termtext.Plain(tail)
+	p.report.OutputBytes = dropped + int64(len(tail))
+	p.report.OutputDroppedBytes = dropped
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p.report); err != nil {
+		return fmt.Errorf("write JSON result: %w", err)
+	}
+	return nil
+}
+
+func (p *runPresenter) Failed(o taskctl.Outcome) error {
+	return fmt.Errorf("could not start the command: %s", o.Message)
+}
+
+func (p *runPresenter) Detached(o taskctl.Outcome) error {
+	d := o.Detach
+	p.report.Status = "detached"
+	p.report.Reason = d.Reason
+	if !p.f.json {
+		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
+			"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
+			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
+	}
+	return p.finish()
+}
+
+func (p *runPresenter) Ended(o taskctl.Outcome) error {
+	r := o.Result
+	code := r.ExitCode
+	p.report.Status = string(r.State)
+	p.report.ExitCode = &code
+	p.report.Signal = r.Signal
+	p.report.Reason = r.Reason
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if r.State == bgtasks.Killed && !p.f.json && !o.FromRecord {
+		fmt.Fprintf(os.Stderr, "hangdog: %s was killed: %s\n", o.TaskID, r.Reason)
+	}
+	return exitCode(code)
+}
+
+// Lost: the record on disk says what is known, and the output is still
+// there.
+func (p *runPresenter) Lost(o taskctl.Outcome) error {
+	p.report.Status = "lost"
+	p.report.Reason = fmt.Sprintf("%v; output kept in %s", o.Err, p.link.OutputPath())
+	if err := p.finish(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "hangdog: %s: %s\n", o.TaskID, p.report.Reason)
+	return exitCode(exitHangdogError)
 }
 
 // detachRun moves a run that outlived --detach-after to the background. A
 // failure means the run is ending anyway, so there is nothing to report.
 func detachRun(reg *bgtasks.Registry, id string, after time.Duration) {
-	t, err := reg.Get(id)
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	supervisor.DetachTask(ctx, t, fmt.Sprintf("still running after --detach-after %s", after))
-}
-
-// lostRun reports a run whose supervisor vanished: the record on disk says
-// what is known, and the output is still there.
-func lostRun(reg *bgtasks.Registry, link *supervisor.Link, report *runReport, finish func() error, cause error) error {
-	t, err := reg.Get(link.TaskID)
-	if err == nil && t.Result != nil && t.Result.State != bgtasks.Lost {
-		code := t.Result.ExitCode
-		report.Status, report.ExitCode, report.Signal, report.Reason = string(t.Result.State), &code, t.Result.Signal, t.Result.Reason
-		if err := finish(); err != nil {
-			return err
-		}
-		return exitCode(code)
-	}
-	report.Status = "lost"
-	report.Reason = fmt.Sprintf("%v; output kept in %s", cause, filepath.Join(link.Dir, "output.log"))
-	if err := finish(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "hangdog: %s: %s\n", link.TaskID, report.Reason)
-	return exitCode(exitHangdogError)
+	taskctl.DetachRun(ctx, reg, id, fmt.Sprintf("still running after --detach-after %s", after))
 }
 
 // passTerminal puts the caller's terminal in raw input mode (output
 // processing stays on, so the command's bare \n still starts a new line),
 // forwards keystrokes and window size, and returns the restore function.
-func passTerminal(link *supervisor.Link) (func(), error) {
+func passTerminal(link *taskctl.Link) (func(), error) {
 	restoreTTY, err := rawterm.MakeRaw(int(os.Stdin.Fd()))
 	if err != nil {
 		return nil, err
@@ -380,11 +316,4 @@ func passTerminal(link *supervisor.Link) (func(), error) {
 		close(stop)
 		restoreTTY()
 	}, nil
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d > 10*time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(100 * time.Millisecond)
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // TestConcurrentRunsCorruptNothing runs 20 foreground runs, background runs
@@ -72,7 +74,7 @@ func TestConcurrentRunsCorruptNothing(t *testing.T) {
 			t.Errorf("task id %s listed twice", tk.ID)
 		}
 		seen[tk.ID] = true
-		out, err := os.ReadFile(filepath.Join(e.home, "tasks", tk.ID, "output.log"))
+		out, err := os.ReadFile(bgtasks.Opened(e.home).OutputPath(tk.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +146,7 @@ func TestHugeStreamStaysInBoundedMemory(t *testing.T) {
 			if kb := peakRSSKB(c.Process.Pid); kb > callerMax {
 				callerMax = kb
 			}
-			b, err := os.ReadFile(filepath.Join(e.home, "tasks", "t1", "meta.json"))
+			b, err := os.ReadFile(bgtasks.Opened(e.home).MetaPath("t1"))
 			if err != nil {
 				continue
 			}
@@ -181,7 +183,7 @@ func TestHugeStreamStaysInBoundedMemory(t *testing.T) {
 	if supMax == 0 || callerMax == 0 {
 		t.Error("never saw the processes' memory")
 	}
-	if st, err := os.Stat(filepath.Join(e.home, "tasks", "t1", "output.log")); err != nil || st.Size() != size {
+	if st, err := os.Stat(bgtasks.Opened(e.home).OutputPath("t1")); err != nil || st.Size() != size {
 		t.Errorf("output.log: %v, size %v; want %d", err, st, size)
 	}
 	t.Logf("2 GB: peak RSS caller %d KB, supervisor %d KB", callerMax, supMax)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
-	"github.com/hangdog/hangdog/supervisor"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -218,7 +218,7 @@ func startBackgroundTask(reg *bgtasks.Registry, argv []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("task %s: %w", link.TaskID, err)
 	}
-	if ev.Kind == supervisor.EventFailed {
+	if ev.Kind == taskctl.EventFailed {
 		return "", fmt.Errorf("task %s could not start: %s", link.TaskID, ev.Message)
 	}
 	return link.TaskID, nil

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev"
-	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
 // backend is a remote backend asked through `exe __ask`.
@@ -80,7 +80,7 @@ func (b *backend) run(ctx context.Context, req []byte) (response, error) {
 	defer cancel()
 	stdout := &capped{limit: maxResponseSize, refuse: true}
 	stderr := &capped{limit: maxStderrSize}
-	cmd := exec.CommandContext(runCtx, b.exe, spawn.AskArg)
+	cmd := exec.CommandContext(runCtx, b.exe, hiddenarg.Ask)
 	cmd.Stdin = bytes.NewReader(req)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = helperAttr()

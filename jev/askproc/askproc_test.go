@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/jev/askproc"
 	"github.com/hangdog/hangdog/jev/remote"
-	"github.com/hangdog/hangdog/supervisor/spawn"
 )
 
 // This test binary, re-executed, is the helper: helperEnv says how it acts.
@@ -45,8 +45,8 @@ func TestMain(m *testing.M) {
 // helper acts as `hangdog __ask` does (mode "serve", through the real
 // remote.ServeAsk), or misbehaves as mode says.
 func helper(mode string) int {
-	if len(os.Args) != 2 || os.Args[1] != spawn.AskArg {
-		fmt.Fprintf(os.Stderr, "helper started with %q, want [%s]\n", os.Args[1:], spawn.AskArg)
+	if len(os.Args) != 2 || os.Args[1] != hiddenarg.Ask {
+		fmt.Fprintf(os.Stderr, "helper started with %q, want [%s]\n", os.Args[1:], hiddenarg.Ask)
 		return 99
 	}
 	if f := os.Getenv(pidFileEnv); f != "" {

@@ -5,9 +5,10 @@ package watchdogconf
 
 import "time"
 
-// Watchdog is the effective watchdog configuration of one run. It is
-// JSON-serialisable with the same key names as the config files, so the CLI
-// can hand it to a supervisor process in a file.
+// Watchdog is the effective watchdog configuration of one run. The caller
+// resolves it and hands it to the task's supervisor in the hand-over on the
+// caller link (supervisor/proto, encoded field by field), never in a file.
+// Its JSON names are the config files' keys.
 type Watchdog struct {
 	Enabled       bool          `json:"enabled" mapstructure:"enabled"`
 	IntervalMin   float64       `json:"intervalMin" mapstructure:"intervalMin"`

@@ -2,7 +2,8 @@
 // link, the supervisor program found next to hangdog, and a fork into a
 // session of its own.
 //
-// It imports only errors, os, path and syscall on purpose. That keeps it
+// It imports only errors, os, path, syscall and the leaf internal/hiddenarg
+// on purpose. That keeps it
 // among the first packages a program initialises, so a `hangdog run` can
 // start its supervisor from a package initialiser (cmd/hangdog/internal/
 // earlyrun) and the supervisor's start-up overlaps with the rest of the
@@ -14,17 +15,9 @@ import (
 	"os"
 	"path"
 	"syscall"
+
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 )
-
-// SuperviseArg is the hidden argument that makes a hangdog binary act as a
-// supervisor; main dispatches on it before any CLI parsing.
-const SuperviseArg = "__supervise"
-
-// AskArg is the hidden argument that makes a hangdog binary a helper that
-// asks a remote decision model for a supervisor (jev/askproc): the
-// supervisor links no HTTP client of its own. main dispatches on it before
-// any CLI parsing.
-const AskArg = "__ask"
 
 // BinaryName is the slim supervisor program installed next to hangdog. It
 // links only what a supervisor runs, so it starts faster than the full CLI
@@ -65,7 +58,7 @@ func Start(exe string, env []string) (Process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	pid, err := syscall.ForkExec(exe, []string{exe, SuperviseArg}, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(exe, []string{exe, hiddenarg.Supervise}, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(fds[1])},
 		Sys:   &syscall.SysProcAttr{Setsid: true},

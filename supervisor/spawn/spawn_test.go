@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 )
 
 // A supervisor starts in a session of its own, with its stdio on /dev/null
@@ -33,7 +35,7 @@ func TestStartGivesTheLinkAsFd3InANewSession(t *testing.T) {
 	if _, err := syscall.Wait4(p.PID, &ws, 0, nil); err != nil || ws.ExitStatus() != 0 {
 		t.Fatalf("wait for the stand-in: %v, status %v", err, ws)
 	}
-	want := SuperviseArg + " " + strconv.Itoa(p.PID) + " /dev/null env-passed"
+	want := hiddenarg.Supervise + " " + strconv.Itoa(p.PID) + " /dev/null env-passed"
 	if strings.TrimSpace(line) != want {
 		t.Fatalf("the stand-in saw %q, want %q (argument, own session, stdin, environment)", strings.TrimSpace(line), want)
 	}

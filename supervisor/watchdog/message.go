@@ -29,18 +29,18 @@ func (d Decision) LogLine(taskID string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s task=%s check=%d %s status=%s confidence=%.2f streak=%d trigger=%s veto=%s action=%s",
-		d.Time.Format("2006-01-02T15:04:05.000Z07:00"), oneLine(taskID), d.Check, kind,
+		d.Time.Format("2006-01-02T15:04:05.000Z07:00"), termtext.OneLine(taskID), d.Check, kind,
 		orDash(d.Status), d.Confidence, d.Streak, orDash(d.Trigger), orDash(d.Veto), action)
 	if d.InputKind != "" {
 		b.WriteString(" input=" + d.InputKind)
 	}
 	if d.Reason != "" {
-		b.WriteString(" reason=" + oneLine(d.Reason))
+		b.WriteString(" reason=" + termtext.OneLine(d.Reason))
 	}
 	if len(d.Evidence) > 0 {
 		parts := make([]string, len(d.Evidence))
 		for i, e := range d.Evidence {
-			parts[i] = oneLine(e)
+			parts[i] = termtext.OneLine(e)
 		}
 		b.WriteString(" evidence=" + strings.Join(parts, "; "))
 	}
@@ -86,7 +86,7 @@ func wholeSeconds(d time.Duration) string {
 // newlines turned into spaces, secrets redacted, shortened to n runes, in
 // backquotes.
 func quote(s string, n int) string {
-	s = jev.Redact(oneLine(termtext.Plain([]byte(s))))
+	s = jev.Redact(termtext.OneLine(termtext.Plain([]byte(s))))
 	s = strings.ReplaceAll(s, "`", "'")
 	if utf8.RuneCountInString(s) > n {
 		r := []rune(s)
@@ -95,27 +95,9 @@ func quote(s string, n int) string {
 	return "`" + s + "`"
 }
 
-// oneLine replaces every control character (newlines included) and every
-// bidi override with a space.
-func oneLine(s string) string {
-	clean := func(r rune) bool {
-		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || r == utf8.RuneError ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) // bidi overrides could disguise a line
-	}
-	if !strings.ContainsFunc(s, clean) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if clean(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return oneLine(s)
+	return termtext.OneLine(s)
 }

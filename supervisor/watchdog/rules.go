@@ -2,9 +2,9 @@ package watchdog
 
 import (
 	"fmt"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev"
 )
 
@@ -321,4 +321,4 @@ func appendNote(ev []string, note string) []string {
 
 // brief makes a model's evidence fit in a one-line reason. A remote model's
 // words may echo command output, so they are redacted like output.
-func brief(s string) string { return termtext.Clip(jev.Redact(oneLine(s)), 200) }
+func brief(s string) string { return termtext.Clip(jev.Redact(termtext.OneLine(s)), 200) }

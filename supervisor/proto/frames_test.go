@@ -1,4 +1,4 @@
-package supervisor
+package proto
 
 import (
 	"bytes"
@@ -33,20 +33,20 @@ func TestFramesRoundTripOverASocket(t *testing.T) {
 	a, b := socketPair(t)
 	big := bytes.Repeat([]byte{0, 0xff, '\n'}, 300000) // larger than a socket buffer
 	frames := []struct {
-		kind byte
+		kind Frame
 		p    []byte
-	}{{frameWarning, []byte("hello")}, {frameEnded, nil}, {frameWarning, big}, {frameInput, []byte{0x03}}}
+	}{{FrameWarning, []byte("hello")}, {FrameEnded, nil}, {FrameWarning, big}, {FrameInput, []byte{0x03}}}
 	go func() {
 		for _, f := range frames {
-			if err := writeFrame(a, f.kind, f.p); err != nil {
+			if err := WriteFrame(a, f.kind, f.p); err != nil {
 				t.Error(err)
 				return
 			}
 		}
 	}()
-	fr := frameReader{r: b}
+	fr := NewFrameReader(b)
 	for i, want := range frames {
-		kind, p, err := fr.next()
+		kind, p, err := fr.Next()
 		if err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
@@ -57,18 +57,18 @@ func TestFramesRoundTripOverASocket(t *testing.T) {
 }
 
 func TestFrameReaderRefusesAnOversizedFrame(t *testing.T) {
-	hdr := []byte{frameWarning, 0xff, 0xff, 0xff, 0xff}
-	fr := frameReader{r: bytes.NewReader(hdr)}
-	if _, _, err := fr.next(); !errors.Is(err, errCorruptLink) {
-		t.Errorf("err = %v, want errCorruptLink", err)
+	hdr := []byte{byte(FrameWarning), 0xff, 0xff, 0xff, 0xff}
+	fr := NewFrameReader(bytes.NewReader(hdr))
+	if _, _, err := fr.Next(); !errors.Is(err, ErrCorruptLink) {
+		t.Errorf("err = %v, want ErrCorruptLink", err)
 	}
 }
 
 func TestFrameReaderReportsATruncatedFrame(t *testing.T) {
 	var buf bytes.Buffer
-	writeFrame(&buf, frameWarning, []byte("complete payload"))
-	fr := frameReader{r: bytes.NewReader(buf.Bytes()[:buf.Len()-3])}
-	if _, _, err := fr.next(); err == nil {
+	WriteFrame(&buf, FrameWarning, []byte("complete payload"))
+	fr := NewFrameReader(bytes.NewReader(buf.Bytes()[:buf.Len()-3]))
+	if _, _, err := fr.Next(); err == nil {
 		t.Error("a truncated frame was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package supervisor
+package proto
 
 import (
 	"encoding/binary"
@@ -29,13 +29,13 @@ type Spec struct {
 	KeepEnded time.Duration `json:"keep_ended"`
 }
 
-// handover is what a caller gives its prestarted supervisor: the registered
+// Handover is what a caller gives its prestarted supervisor: the registered
 // task and how to run it. It travels over the caller link, not through a
 // file, and reaches a supervisor that has already done everything that does
 // not depend on the task. It is encoded with binstruct, not JSON: decoding
 // it is on every command's critical path, and encoding/json's first use in
 // a fresh process costs about 0.3 ms here.
-type handover struct {
+type Handover struct {
 	Home string       `json:"home"`
 	Meta bgtasks.Meta `json:"meta"`
 	Spec Spec         `json:"spec"`
@@ -44,18 +44,22 @@ type handover struct {
 // handoverShape fingerprints the hand-over's layout. The frame starts with
 // it, so a supervisor from another build refuses the task instead of
 // misreading it.
-var handoverShape = binstruct.Shape(handover{})
+var handoverShape = binstruct.Shape(Handover{})
 
-var errOtherBuild = errors.New("hangdog-supervisor is from another build than the hangdog that started it; reinstall both with `make install`")
+// ErrOtherBuild means the two ends of a link come from different builds.
+var ErrOtherBuild = errors.New("hangdog-supervisor is from another build than the hangdog that started it; reinstall both with `make install`")
 
-func encodeHandover(h handover) ([]byte, error) {
+// EncodeHandover encodes h, fingerprint first.
+func EncodeHandover(h Handover) ([]byte, error) {
 	return binstruct.Append(binary.BigEndian.AppendUint64(nil, handoverShape), h)
 }
 
-func decodeHandover(p []byte) (handover, error) {
-	var h handover
+// DecodeHandover decodes a hand-over, refusing one from another build
+// (ErrOtherBuild).
+func DecodeHandover(p []byte) (Handover, error) {
+	var h Handover
 	if len(p) < 8 || binary.BigEndian.Uint64(p) != handoverShape {
-		return h, errOtherBuild
+		return h, ErrOtherBuild
 	}
 	err := binstruct.Decode(p[8:], &h)
 	return h, err

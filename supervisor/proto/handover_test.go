@@ -1,4 +1,4 @@
-package supervisor
+package proto
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 func TestHandoverRoundTrip(t *testing.T) {
 	started := time.Unix(1_800_000_000, 5)
-	want := handover{
+	want := Handover{
 		Home: "/home/u/.local/state/hangdog",
 		Meta: bgtasks.Meta{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
 			Started: started, Mode: bgtasks.Foreground, State: bgtasks.Starting, SupervisorPID: 4242, SupervisorTicks: 99, Caller: "agent"},
@@ -23,14 +23,14 @@ func TestHandoverRoundTrip(t *testing.T) {
 	want.Spec.Watchdog.DecisionModel.URL = "http://localhost:11434/v1"
 	sent := want
 	sent.Spec.Env = []string{"OPENAI_API_KEY=sk-never-on-the-link"}
-	p, err := encodeHandover(sent)
+	p, err := EncodeHandover(sent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(p, []byte("sk-never-on-the-link")) {
 		t.Fatal("the environment travelled in the hand-over; it reaches the supervisor by exec only")
 	}
-	got, err := decodeHandover(p)
+	got, err := DecodeHandover(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,15 +42,15 @@ func TestHandoverRoundTrip(t *testing.T) {
 // A supervisor from another build refuses the task with an error that says
 // how to fix the install, instead of misreading it.
 func TestHandoverFromAnotherBuildIsRefused(t *testing.T) {
-	p, err := encodeHandover(handover{Home: "/h"})
+	p, err := EncodeHandover(Handover{Home: "/h"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p[0] ^= 0xff
-	if _, err := decodeHandover(p); !errors.Is(err, errOtherBuild) {
-		t.Fatalf("got %v, want errOtherBuild", err)
+	if _, err := DecodeHandover(p); !errors.Is(err, ErrOtherBuild) {
+		t.Fatalf("got %v, want ErrOtherBuild", err)
 	}
-	if _, err := decodeHandover(p[:3]); !errors.Is(err, errOtherBuild) {
-		t.Fatalf("a frame too short for the fingerprint: got %v, want errOtherBuild", err)
+	if _, err := DecodeHandover(p[:3]); !errors.Is(err, ErrOtherBuild) {
+		t.Fatalf("a frame too short for the fingerprint: got %v, want ErrOtherBuild", err)
 	}
 }

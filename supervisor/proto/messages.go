@@ -1,0 +1,70 @@
+package proto
+
+import (
+	"encoding/binary"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// Started is FrameStarted's payload: the command is running.
+type Started struct {
+	TaskID string `json:"task_id"`
+	PID    int    `json:"pid"`
+}
+
+// Detach is what a caller is told when its run moves to the background.
+type Detach struct {
+	TaskID    string `json:"task_id"`
+	Reason    string `json:"reason"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+	Tail      string `json:"tail,omitempty"` // plain text, last lines
+	// OutputBytes is how much output the log held at the detach: what the
+	// caller shows as "the output so far".
+	OutputBytes int64 `json:"output_bytes"`
+}
+
+// Verdict is the outcome of one watchdog check, as a status bar shows it:
+// "stuck 0.92 (1/2)", or "waiting for you" when a person is at the terminal.
+type Verdict struct {
+	Status     string  `json:"status"`
+	Confidence float64 `json:"confidence"`
+	Streak     int     `json:"streak"`
+	Agree      int     `json:"agree"` // checks in a row needed to act
+	Trigger    string  `json:"trigger,omitempty"`
+	Veto       string  `json:"veto,omitempty"`
+	Input      string  `json:"input,omitempty"` // what a process blocked on the terminal waits for
+	Due        bool    `json:"due"`
+}
+
+// Status is a running task's live state.
+type Status struct {
+	Mode        bgtasks.Mode `json:"mode"`
+	PID         int          `json:"pid"`
+	OutputBytes int64        `json:"output_bytes"`
+}
+
+// EncodeOffset is FrameOffset's payload: the output bytes now in the log,
+// 8 bytes big-endian.
+func EncodeOffset(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+// DecodeOffset reads FrameOffset's payload; ok is false if it is malformed.
+func DecodeOffset(p []byte) (n int64, ok bool) {
+	if len(p) != 8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(p)), true
+}
+
+// EncodeResize is FrameResize's payload: rows, cols as two big-endian
+// uint16.
+func EncodeResize(rows, cols uint16) []byte {
+	return []byte{byte(rows >> 8), byte(rows), byte(cols >> 8), byte(cols)}
+}
+
+// DecodeResize reads FrameResize's payload; ok is false if it is malformed.
+func DecodeResize(p []byte) (rows, cols uint16, ok bool) {
+	if len(p) != 4 {
+		return 0, 0, false
+	}
+	return uint16(p[0])<<8 | uint16(p[1]), uint16(p[2])<<8 | uint16(p[3]), true
+}

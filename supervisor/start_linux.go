@@ -1,0 +1,106 @@
+//go:build linux
+
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor/proto"
+)
+
+// startCommand starts the command as the session leader of the PTY slave.
+func (s *supervisor) startCommand(slave *os.File) (int, error) {
+	argv := s.spec.Argv
+	if s.spec.Shell || len(argv) == 0 {
+		argv = []string{"bash", "-c", s.spec.Command}
+	}
+	// The caller's environment reached this process through exec, never
+	// through a file: it may hold API keys.
+	env := append(os.Environ(), "HANGDOG_TASK_ID="+s.meta.ID)
+	if !hasEnv(env, "TERM") {
+		env = append(env, "TERM=xterm-256color")
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return 0, err
+	}
+	fd := slave.Fd()
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir:   s.spec.Cwd,
+		Env:   env,
+		Files: []uintptr{fd, fd, fd},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	return pid, nil
+}
+
+func hasEnv(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// lookPath resolves name on the command's own PATH, not the supervisor's.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(p) {
+				if d == "" {
+					d = "."
+				}
+				c := filepath.Join(d, name)
+				if st, err := os.Stat(c); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return c, nil
+				}
+			}
+			return "", fmt.Errorf("%s: command not found in PATH", name)
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: command not found in PATH", name)
+	}
+	return p, nil
+}
+
+func (s *supervisor) recordRunning() {
+	s.mu.Lock()
+	s.meta.PID = s.pid
+	s.meta.PGID = s.pid
+	s.meta.StartTicks, _ = bgtasks.ProcStartTicks(s.pid)
+	s.meta.State = bgtasks.Running // the supervisor's own pid and ticks came with the task
+	m := s.meta
+	s.mu.Unlock()
+	if err := s.reg.WriteMeta(m); err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
+	}
+}
+
+// failStart records a task that never ran, so nobody waits on it forever.
+func (s *supervisor) failStart(err error) int {
+	logToTask(s.reg.SupervisorLogPath(s.meta.ID))
+	msg := err.Error()
+	s.sendFrame(proto.FrameFailed, []byte(msg))
+	res := bgtasks.Result{State: bgtasks.Exited, ExitCode: 127, Ended: time.Now(), Reason: "could not start: " + msg}
+	if werr := s.reg.WriteResult(s.meta.ID, res); werr != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", werr)
+	}
+	fmt.Fprintln(os.Stderr, "hangdog supervisor:", msg)
+	return 1
+}
