@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # watch-cost.sh — what 20 idle watchers cost: CPU of their runner processes
-# and their supervisors over a window, from /proc/PID/stat (utime+stime),
-# as a percentage of one core.
+# and their supervisors over a window, as a percentage of one core: from
+# /proc/PID/stat (utime+stime, in 10 ms ticks) and, finer, from each
+# thread's /proc/PID/task/TID/schedstat (ns on the CPU).
 #
 #   scripts/watch-cost.sh [SECONDS]      (default 30)
 #
@@ -39,7 +40,7 @@ for m in "$HANGDOG_HOME"/tasks/t*/meta.json; do
 	sups+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['supervisor_pid'])" "$m")")
 	runners+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$m")")
 done
-ticks() { # sum of utime+stime of the pids given, in clock ticks
+ticks() { # sum of utime+stime of the pids given, in clock ticks (/proc/PID/stat)
 	local sum=0 p f
 	for p in "$@"; do
 		f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
@@ -50,14 +51,28 @@ ticks() { # sum of utime+stime of the pids given, in clock ticks
 	done
 	echo "$sum"
 }
+nanos() { # CPU time of every thread of the pids given, in ns (/proc/PID/task/TID/schedstat): finer than ticks
+	local sum=0 p t a
+	for p in "$@"; do
+		for t in /proc/"$p"/task/*/schedstat; do
+			read -r a _ <"$t" 2>/dev/null || continue
+			sum=$((sum + a))
+		done
+	done
+	echo "$sum"
+}
 hz=$(getconf CLK_TCK)
 rb=$(ticks "${runners[@]}") sb=$(ticks "${sups[@]}")
+rnb=$(nanos "${runners[@]}") snb=$(nanos "${sups[@]}")
 sleep "$window"
 ra=$(ticks "${runners[@]}") sa=$(ticks "${sups[@]}")
-python3 - "$((ra - rb))" "$((sa - sb))" "$hz" "$window" "${#runners[@]}" <<'PY'
+rna=$(nanos "${runners[@]}") sna=$(nanos "${sups[@]}")
+python3 - "$((ra - rb))" "$((sa - sb))" "$((rna - rnb))" "$((sna - snb))" "$hz" "$window" "${#runners[@]}" <<'PY'
 import sys
-r, s, hz, window, n = map(float, sys.argv[1:])
-pct = lambda t: 100 * t / hz / window
-print(f"{int(n)} idle watchers over {window:.0f} s: runners {r/hz*1000:.0f} ms CPU = {pct(r):.3f} % of one core; "
-      f"their supervisors {s/hz*1000:.0f} ms = {pct(s):.3f} %; in all {pct(r+s):.3f} %")
+r, s, rn, sn, hz, window, n = map(float, sys.argv[1:])
+pct = lambda sec: 100 * sec / window
+print(f"{int(n)} idle watchers over {window:.0f} s:")
+print(f"  runners:     {rn/1e6:8.2f} ms CPU = {pct(rn/1e9):.4f} % of one core   (/proc/PID/stat: {r:.0f} ticks)")
+print(f"  supervisors: {sn/1e6:8.2f} ms CPU = {pct(sn/1e9):.4f} % of one core   (/proc/PID/stat: {s:.0f} ticks)")
+print(f"  in all:      {(rn+sn)/1e6:8.2f} ms CPU = {pct((rn+sn)/1e9):.4f} % of one core (goal < 0.5 %)")
 PY

@@ -36,6 +36,16 @@ func (s *supervisor) readOutput() {
 	}
 	buf := make([]byte, 256<<10)
 	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	// The drain wakes the reader through an eventfd, so a quiet command's
+	// reader sleeps in poll until there is output instead of waking 20
+	// times a second to look for the drain's stop request (that alone was
+	// most of an idle background task's CPU). It is never closed: the
+	// drain may write to it after this loop ended, and a closed number
+	// could by then name another file; the process exits soon after.
+	if wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err == nil {
+		pfd = append(pfd, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
+		s.readerWake.Store(int32(wake))
+	}
 	for {
 		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
@@ -115,11 +125,16 @@ func (s *supervisor) readAvailable(fd int, buf []byte, pfd []unix.PollFd) (int, 
 	}
 }
 
-// waitReadable waits until the PTY has output (or has hung up), in polls of
-// 50 ms so that the drain's stop request is seen promptly.
+// waitReadable waits until the PTY has output (or has hung up) or the drain
+// wakes it; without an eventfd to wake it, in polls of 50 ms so that the
+// drain's stop request is seen promptly.
 func (s *supervisor) waitReadable(pfd []unix.PollFd) error {
+	timeout := 50
+	if len(pfd) > 1 {
+		timeout = -1
+	}
 	for {
-		k, err := unix.Poll(pfd, 50)
+		k, err := unix.Poll(pfd, timeout)
 		switch {
 		case err == unix.EINTR:
 		case err != nil:
@@ -151,6 +166,7 @@ func (s *supervisor) drain(exitAt time.Time) {
 			}
 			if now.Sub(last) >= drainQuiet || now.After(deadline) {
 				s.stopReading.Store(true)
+				s.wakeReader()
 				<-s.readerDone
 				return
 			}
@@ -167,4 +183,12 @@ func (s *supervisor) lastLines() string {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
 	return tail
+}
+
+// wakeReader makes the PTY reader's poll return, so it sees stopReading.
+func (s *supervisor) wakeReader() {
+	if fd := s.readerWake.Load(); fd > 0 {
+		one := [8]byte{1}
+		_, _ = unix.Write(int(fd), one[:])
+	}
 }

@@ -56,6 +56,7 @@ type supervisor struct {
 
 	lastRead    atomic.Int64 // unix nanos of the last output read
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
+	readerWake  atomic.Int32 // an eventfd the drain writes to wake the PTY reader; 0: none
 	written     atomic.Int64 // output bytes in output.log
 	outputReady chan struct{}
 	readerDone  chan struct{}
