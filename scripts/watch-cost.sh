@@ -16,9 +16,10 @@ tmp=$(mktemp -d /tmp/hdcost.XXXXXX)
 export HANGDOG_HOME=$tmp/h
 unset HANGDOG_SESSION
 cleanup() {
-	for t in "$HANGDOG_HOME"/tasks/t*; do
-		[ -d "$t" ] && "$tmp/bin/hangdog" bg kill "$(basename "$t")" >/dev/null 2>&1 || true
+	for w in $("$tmp/bin/hangdog" watch ls --json 2>/dev/null | python3 -c 'import json,sys; [print(w["spec"]["id"]) for w in json.load(sys.stdin)]' 2>/dev/null); do
+		"$tmp/bin/hangdog" watch rm "$w" >/dev/null 2>&1 || true
 	done
+	sleep 1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -35,11 +36,9 @@ for i in $(seq 1 10); do
 done
 sleep 3 # start-up is not idle
 
-sups=() runners=()
-for m in "$HANGDOG_HOME"/tasks/t*/meta.json; do
-	sups+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['supervisor_pid'])" "$m")")
-	runners+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$m")")
-done
+tasks=$("$hd" bg ls --json)
+mapfile -t sups < <(python3 -c 'import json,sys; [print(t["supervisor_pid"]) for t in json.load(sys.stdin) if t["state"] == "running"]' <<<"$tasks")
+mapfile -t runners < <(python3 -c 'import json,sys; [print(t["pid"]) for t in json.load(sys.stdin) if t["state"] == "running"]' <<<"$tasks")
 ticks() { # sum of utime+stime of the pids given, in clock ticks (/proc/PID/stat)
 	local sum=0 p f
 	for p in "$@"; do

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // An idle background task's supervisor sleeps: no timer wakes it while
@@ -22,16 +23,13 @@ func TestIdleBackgroundSupervisorSleeps(t *testing.T) {
 	}
 	id := strings.TrimSpace(r.stdout)
 	t.Cleanup(func() { e.run("bg", "kill", id) })
-	var meta struct {
-		SupervisorPID int `json:"supervisor_pid"`
-	}
-	b, err := os.ReadFile(filepath.Join(e.home, "tasks", id, "meta.json"))
-	if err != nil || json.Unmarshal(b, &meta) != nil || meta.SupervisorPID == 0 {
-		t.Fatalf("meta.json: %v %s", err, b)
+	task, err := bgtasks.Opened(e.home).Get(id)
+	if err != nil || task.SupervisorPID == 0 {
+		t.Fatalf("task %s: %v %+v", id, err, task)
 	}
 	switches := func() int {
 		n := 0
-		statuses, _ := filepath.Glob("/proc/" + strconv.Itoa(meta.SupervisorPID) + "/task/*/status")
+		statuses, _ := filepath.Glob("/proc/" + strconv.Itoa(task.SupervisorPID) + "/task/*/status")
 		for _, st := range statuses {
 			b, _ := os.ReadFile(st)
 			for _, line := range strings.Split(string(b), "\n") {
