@@ -14,6 +14,7 @@ package watch
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -247,13 +248,29 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 
 func validTarget(s *Spec) error {
 	switch s.Kind {
+	case KindFile:
+		// Absolute: the runner may start in another directory (an MCP
+		// server's, a resumed task's).
+		abs, err := filepath.Abs(s.Target)
+		if err != nil {
+			return refuse("target", s.Target, "give a file path")
+		}
+		s.Target = abs
 	case KindHTTP, KindRSS:
 		if !strings.HasPrefix(s.Target, "http://") && !strings.HasPrefix(s.Target, "https://") {
 			return refuse("target", s.Target, "use an http:// or https:// URL")
 		}
 	case KindProcess:
-		if _, err := parseProcessTarget(s.Target); err != nil {
+		t, err := parseProcessTarget(s.Target)
+		if err != nil {
 			return err
+		}
+		if t.pidFile != "" {
+			abs, err := filepath.Abs(t.pidFile)
+			if err != nil {
+				return refuse("target", s.Target, "give a pid file path")
+			}
+			s.Target = "pidfile:" + abs
 		}
 	}
 	return nil
