@@ -125,6 +125,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err := r.deliverPending(); err != nil {
 		return err
 	}
+	if stop, err := r.stopped(); stop || err != nil {
+		return err // paused before this task got going
+	}
 	r.logf("watching %s", spec.safeLabel())
 	due := nextCheck(r.now(), spec.Interval, spec.network())
 	var lastCheck time.Time
