@@ -73,7 +73,9 @@ func TestFrontEndsAgree(t *testing.T) {
 			})
 			t.Run("kill a lost task whose command still runs", func(t *testing.T) {
 				w := newWorld(t)
-				task := startBackground(t, w, "sleep 60")
+				// It ignores the hang-up its terminal gets when the
+				// supervisor goes, as a daemon would.
+				task := startBackground(t, w, "trap '' HUP; sleep 60")
 				killSupervisor(t, w, task)
 				fe.kill(t, w, task.ID, task.ID, strconv.Itoa(task.PGID))
 				mustBeGone(t, task)
@@ -81,8 +83,9 @@ func TestFrontEndsAgree(t *testing.T) {
 			t.Run("kill a task whose supervisor exits before answering", func(t *testing.T) {
 				w := newWorld(t)
 				// It ignores SIGTERM, so the kill waits out its grace; the
-				// supervisor dies meanwhile.
-				task := startBackground(t, w, "trap '' TERM; sleep 60")
+				// supervisor dies meanwhile, and the command outlives it
+				// (it ignores the hang-up too).
+				task := startBackground(t, w, "trap '' TERM HUP; sleep 60")
 				go func() {
 					time.Sleep(time.Second)
 					syscall.Kill(task.SupervisorPID, syscall.SIGKILL)

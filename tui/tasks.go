@@ -319,6 +319,9 @@ func (m *Model) logKey(k tea.KeyMsg) tea.Cmd {
 // kill stops a task from the shell (SIGTERM, then SIGKILL after 5 s).
 func (m *Model) kill(id string) tea.Cmd {
 	reg := m.reg
+	// The kill's own notice says how the task ended; the end event that
+	// follows must not replace it (both can land in one frame).
+	m.own[id] = true
 	return func() tea.Msg {
 		k, err := taskctl.Kill(context.Background(), reg, id, taskctl.KillOptions{Signal: syscall.SIGTERM, Grace: 5 * time.Second, Reason: "killed from the hangdog shell"})
 		var ended *taskctl.EndedError
