@@ -159,3 +159,30 @@ func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
 		return !strings.Contains(e.run("bg", "ls").stdout, "running")
 	})
 }
+
+// `hangdog wake` is itself a background task: listed, handing over what
+// happens, stopped by bg kill.
+func TestWakeCLIRunsAsABackgroundTask(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(t.TempDir(), "handed")
+	r := e.run("wake", "--consumer", "waker", "--run", "cat >> "+out)
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 || !strings.HasPrefix(id, "t") {
+		t.Fatalf("wake: %+v", r)
+	}
+	if ls := e.run("bg", "ls", "--json").stdout; !strings.Contains(ls, "wake --here --consumer waker") {
+		t.Fatalf("bg ls:\n%s", ls)
+	}
+	job := strings.TrimSpace(e.run("bg", "run", "--", "echo", "hi").stdout)
+	eventually(t, "the job's end handed over", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), `"task_id":"`+job+`"`)
+	})
+	if k := e.run("bg", "kill", id); k.code != 0 {
+		t.Fatalf("bg kill: %+v", k)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), `"task_id":"`+job+`"`); n != 1 {
+		t.Errorf("the job's end handed over %d times", n)
+	}
+}
