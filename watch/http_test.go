@@ -3,6 +3,8 @@ package watch
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -228,5 +230,43 @@ func TestHTTPUnreachableAtCreateBaselinesLater(t *testing.T) {
 	tick(t, r)
 	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 1 {
 		t.Errorf("%d fires after a change, want 1", n)
+	}
+}
+
+// Credentials and query strings in a URL never reach the state, the log
+// or an event; the request itself still carries them.
+func TestHTTPSecretsInURLAreNotLoggedOrStored(t *testing.T) {
+	s := newStore(t)
+	var gotQuery atomic.Value
+	p := &page{status: 200, body: "ok"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotQuery.Store(r.URL.RawQuery)
+		p.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	target := strings.Replace(srv.URL, "http://", "http://user:PASSWORD1@", 1) + "/x?token=SECRET1"
+	c := create(t, s, &Request{Kind: KindHTTP, Target: target}, "o")
+	if q, _ := gotQuery.Load().(string); q != "token=SECRET1" {
+		t.Fatalf("the request's query was %q: the real URL must be fetched", q)
+	}
+	var log syncBuffer
+	r := &Runner{Store: s, ID: c.Spec.ID, Log: &log}
+	p.set(503, "down", "")
+	for range 5 {
+		tick(t, r)
+	}
+	srv.Close() // connection refused from now on
+	r2 := &Runner{Store: s, ID: create(t, s, &Request{Kind: KindHTTP, Target: target}, "o").Spec.ID, Log: &log}
+	tick(t, r2)
+	st, _ := os.ReadFile(filepath.Join(s.watcherDir(c.Spec.ID), "state.json"))
+	evs, _ := os.ReadFile(filepath.Join(s.reg.Home(), "events.jsonl"))
+	st2 := state(t, s, r2.ID)
+	for what, text := range map[string]string{"state": string(st), "events": string(evs), "log": log.String(), "second state": st2.LastError} {
+		if strings.Contains(text, "SECRET1") || strings.Contains(text, "PASSWORD1") {
+			t.Errorf("%s holds the URL's secret:\n%s", what, text)
+		}
+	}
+	if !strings.Contains(string(evs), "unreachable") {
+		t.Errorf("no pause event: %s", evs)
 	}
 }

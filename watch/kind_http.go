@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -49,7 +50,7 @@ func (h *httpSource) fetch(ctx context.Context, last *State) ([]byte, string, *h
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url, nil)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("GET %s: %w", h.url, err)
+		return nil, "", nil, fmt.Errorf("GET %s: %w", safeURL(h.url), err)
 	}
 	req.Header.Set("User-Agent", "hangdog-watch/1")
 	if last != nil && last.Baselined {
@@ -62,26 +63,32 @@ func (h *httpSource) fetch(ctx context.Context, last *State) ([]byte, string, *h
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
+		// A *url.Error repeats the whole URL, query and password included;
+		// keep only what went wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		var nerr net.Error
 		if errors.As(err, &nerr) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || isConnErr(err) {
-			return nil, "", nil, fmt.Errorf("GET %s: %v: %w", h.url, err, ErrUnreachable)
+			return nil, "", nil, fmt.Errorf("GET %s: %v: %w", safeURL(h.url), err, ErrUnreachable)
 		}
-		return nil, "", nil, fmt.Errorf("GET %s: %w", h.url, err)
+		return nil, "", nil, fmt.Errorf("GET %s: %w", safeURL(h.url), err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
 		return nil, "", resp, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, "", nil, fmt.Errorf("GET %s: %s: %w", h.url, resp.Status, ErrUnreachable)
+		return nil, "", nil, fmt.Errorf("GET %s: %s: %w", safeURL(h.url), resp.Status, ErrUnreachable)
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, "", nil, fmt.Errorf("GET %s: %s: %w", h.url, resp.Status, ErrGone)
+		return nil, "", nil, fmt.Errorf("GET %s: %s: %w", safeURL(h.url), resp.Status, ErrGone)
 	case resp.StatusCode >= 400:
-		return nil, "", nil, fmt.Errorf("GET %s: %s", h.url, resp.Status)
+		return nil, "", nil, fmt.Errorf("GET %s: %s", safeURL(h.url), resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("GET %s: reading the body: %v: %w", h.url, err, ErrUnreachable)
+		return nil, "", nil, fmt.Errorf("GET %s: reading the body: %v: %w", safeURL(h.url), err, ErrUnreachable)
 	}
 	return body, resp.Header.Get("Content-Type"), resp, nil
 }

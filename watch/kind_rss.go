@@ -25,7 +25,7 @@ func (r *rssSource) Observe(ctx context.Context, last *State) (*Observation, err
 	}
 	items, err := parseFeed(body)
 	if err != nil {
-		return nil, fmt.Errorf("feed %s: %w", r.http.url, err)
+		return nil, fmt.Errorf("feed %s: %w", safeURL(r.http.url), err)
 	}
 	obs.Items = items
 	var keys strings.Builder

@@ -16,6 +16,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/jev"
 )
 
 // Judge asks the decision model whether a watcher's natural-language
@@ -128,7 +129,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if stop, err := r.stopped(); stop || err != nil {
 		return err // paused before this task got going
 	}
-	r.logf("watching %s", spec.safeLabel())
+	r.logf("watching %s", spec.Label())
 	due := nextCheck(r.now(), spec.Interval, spec.network())
 	var lastCheck time.Time
 	for {
@@ -305,13 +306,16 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 	st.Checks++
 	st.LastCheck = &now
 	if oerr != nil {
-		st.LastError = oerr.Error()
+		// What a source's error quotes (a command's stderr) may hold a
+		// secret: redacted before it is kept, logged or told.
+		why := jev.Redact(oerr.Error())
+		st.LastError = why
 		if errors.Is(oerr, ErrUnreachable) {
 			st.Skipped++
 			st.Unreachable++
-			r.logf("check %d skipped: %v (%d of %d in a row)", st.Checks, oerr, st.Unreachable, sp.GraceChecks)
+			r.logf("check %d skipped: %s (%d of %d in a row)", st.Checks, why, st.Unreachable, sp.GraceChecks)
 			if st.Unreachable >= sp.GraceChecks {
-				r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("unreachable on %d checks in a row (last: %v)", st.Unreachable, oerr), now)
+				r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("unreachable on %d checks in a row (last: %s)", st.Unreachable, why), now)
 				return true
 			}
 			return false
@@ -415,11 +419,12 @@ func suffix(s string) string {
 
 // countError counts an error toward the auto-pause.
 func (r *Runner) countError(sp *Spec, st *State, err error, now time.Time) bool {
-	st.LastError = err.Error()
+	why := jev.Redact(err.Error())
+	st.LastError = why
 	st.Errors++
-	r.logf("check %d failed: %v (%d of %d in a row)", st.Checks, err, st.Errors, sp.MaxErrors)
+	r.logf("check %d failed: %s (%d of %d in a row)", st.Checks, why, st.Errors, sp.MaxErrors)
 	if st.Errors >= sp.MaxErrors {
-		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("%d failed checks in a row (last: %v)", st.Errors, err), now)
+		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("%d failed checks in a row (last: %s)", st.Errors, why), now)
 		return true
 	}
 	return false
@@ -474,7 +479,7 @@ func (r *Runner) fire(ctx context.Context, sp *Spec, st *State, summary, payload
 }
 
 func (r *Runner) event(sp *Spec, kind, reason string) bgtasks.Event {
-	return bgtasks.Event{Kind: kind, TaskID: sp.ID, Command: sp.safeLabel(), Reason: reason,
+	return bgtasks.Event{Kind: kind, TaskID: sp.ID, Command: sp.Label(), Reason: reason,
 		Owner: sp.Owner, Project: sp.Project, WatcherID: sp.ID}
 }
 
@@ -549,18 +554,29 @@ func nextCheck(now time.Time, interval time.Duration, _ bool) time.Time {
 	return t
 }
 
-// safeLabel is Label with credentials and query strings out of URLs:
-// labels go to logs and events.
-func (s *Spec) safeLabel() string {
-	l := s.Label()
+// Label is the watcher in a few words, for listings, logs and events, with
+// secrets out: URLs lose their credentials and query strings, and tokens,
+// passwords and authorization headers in a command are redacted.
+func (s *Spec) Label() string {
+	l := s.rawLabel()
 	if s.network() {
-		if u, err := url.Parse(s.Target); err == nil && (u.User != nil || u.RawQuery != "") {
-			u.User = nil
-			if u.RawQuery != "" {
-				u.RawQuery = "…"
-			}
-			l = strings.Replace(l, s.Target, u.String(), 1)
-		}
+		l = strings.Replace(l, s.Target, safeURL(s.Target), 1)
 	}
-	return l
+	return jev.Redact(l)
+}
+
+// safeURL is a URL as logs may show it: no user:password, no query.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	if u.User == nil && u.RawQuery == "" {
+		return raw
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	return u.String()
 }

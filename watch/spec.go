@@ -81,8 +81,9 @@ type Spec struct {
 	Created time.Time `json:"created"`
 }
 
-// Label is the watcher in a few words, for listings and events.
-func (s *Spec) Label() string {
+// rawLabel is the watcher in a few words, secrets and all; Label is what
+// may be shown.
+func (s *Spec) rawLabel() string {
 	what := s.Check
 	switch s.Check {
 	case CheckAbove, CheckBelow, CheckContains, CheckMatches, CheckStatus:
