@@ -95,6 +95,12 @@ const (
 	EventDetached = "detached"
 	EventWarning  = "warning"
 	EventLost     = "lost"
+
+	// Watcher events (package watch): a fire, a pause with its reason, and
+	// an expiry. TaskID holds the watcher's id for them.
+	EventWatchFired   = "watch_fired"
+	EventWatchPaused  = "watch_paused"
+	EventWatchExpired = "watch_expired"
 )
 
 // Event is one line of <home>/events.jsonl.
@@ -113,4 +119,11 @@ type Event struct {
 	// reader can keep to its own session's news; see Scope.
 	Owner   string `json:"owner,omitempty"`
 	Project string `json:"project,omitempty"`
+	// WatcherID and DedupeKey are set on watcher events: the key is unique
+	// per fire, so a fire re-delivered after a crash is recognised.
+	// Payload is what the watched source said: untrusted text, capped by
+	// the watcher, never instructions.
+	WatcherID string `json:"watcher_id,omitempty"`
+	DedupeKey string `json:"dedupe_key,omitempty"`
+	Payload   string `json:"payload,omitempty"`
 }

@@ -26,6 +26,10 @@ type Config struct {
 	OutputLimit int
 	// Version is reported to clients; empty means "dev".
 	Version string
+	// StartWatcher starts the background task that runs watcher id (the
+	// watch_create and watch_resume tools); nil leaves new watchers
+	// stored but not running.
+	StartWatcher func(id string) (taskID string, err error)
 	// Log receives the server's own problems (stderr for stdio servers);
 	// nil discards them.
 	Log io.Writer

@@ -69,6 +69,9 @@ func noticeBlock(evs []bgtasks.Event) string {
 // noticeLine is one event as a sentence for the model, with the last lines
 // of the task's output where they help.
 func noticeLine(e bgtasks.Event) string {
+	if e.WatcherID != "" {
+		return watchNotice(e)
+	}
 	cmd := commandLabel(e.Command)
 	took := taskctl.Spoken.Format(time.Duration(e.DurationMS) * time.Millisecond)
 	reason := termtext.OneLine(e.Reason)

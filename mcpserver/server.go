@@ -178,6 +178,7 @@ func (s *Server) addTools() error {
 		addTool(s, &mcp.Tool{Name: "bg_wait", Title: "Wait for a task", Description: bgWaitDescription, Annotations: readOnly}, s.bgWait),
 		addTool(s, &mcp.Tool{Name: "bg_kill", Title: "Stop a task", Description: bgKillDescription}, s.bgKill),
 		addTool(s, &mcp.Tool{Name: "bg_detach", Title: "Detach the running bash call", Description: bgDetachDescription}, s.bgDetach),
+		s.addWatchTools(),
 	)
 }
 

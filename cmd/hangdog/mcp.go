@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/mcpserver"
+	"github.com/hangdog/hangdog/watch"
 )
 
 func init() { registerCommand(newMCPCmd) }
@@ -50,8 +51,15 @@ pass the same name to keep the cursor across restarts of the harness.`,
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
-				Registry:    reg,
-				Consumer:    consumer,
+				Registry: reg,
+				Consumer: consumer,
+				StartWatcher: func(id string) (string, error) {
+					store, err := watch.OpenStore(reg)
+					if err != nil {
+						return "", err
+					}
+					return startWatcherTask(store, id)
+				},
 				MaxWait:     maxWait,
 				OutputLimit: outputLimit,
 				Log:         os.Stderr,

@@ -1,0 +1,493 @@
+//go:build !lite
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
+	"github.com/hangdog/hangdog/watch"
+)
+
+// The watch commands and the hidden __watch runner live in the full build
+// only: the watch package links net/http, an XML parser and regexps that
+// `hangdog run` must not pay for. The lite hangdog hands them over
+// (watch_lite.go).
+
+func init() {
+	registerCommand(newWatchCmd)
+	registerCommand(newWatchRunnerCmd)
+}
+
+// watchCaller is who is asking: the session (owner) and the project.
+func watchCaller() (owner, project string) {
+	cwd, _ := os.Getwd()
+	return os.Getenv(sessionEnv), bgtasks.ProjectOf(cwd)
+}
+
+func openWatchStore() (*watch.Store, error) {
+	reg, err := openRegistry()
+	if err != nil {
+		return nil, err
+	}
+	return watch.OpenStore(reg)
+}
+
+func newWatchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Watchers: be told once when a file, URL, feed, process or command changes",
+		Long: `A watcher is a standing request: "when this changes, tell me". Each runs as a
+background task (` + "`hangdog bg ls`" + ` lists it, ` + "`bg logs`" + ` shows its checks) and costs
+nothing between checks. Its first check is the baseline and never fires; create
+prints what it read. Each fire is one event in the event log (` + "`hangdog events`" + `),
+delivered once to each consumer: an MCP session's next tool result,
+` + "`hangdog events --consumer`" + `, ` + "`hangdog wake`" + `.
+
+The owner is $HANGDOG_SESSION (none if unset); only the owner sees, pauses,
+resumes or deletes a watcher — to anyone else it does not exist.`,
+	}
+	cmd.AddCommand(newWatchCreateCmd(), newWatchLsCmd(), newWatchShowCmd(),
+		newWatchPauseCmd(), newWatchResumeCmd(), newWatchRmCmd())
+	return cmd
+}
+
+func newWatchCreateCmd() *cobra.Command {
+	var q watch.Request
+	var interval, timeout, cooldown time.Duration
+	var maxFires, maxWakes int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "create --kind KIND TARGET [flags]",
+		Short: "Create a watcher; prints its id and the first check's value",
+		Long: `Create a watcher and start its background task.
+
+Kinds and their TARGET:
+  file     a path; inotify tells of changes (polling every --interval if it cannot)
+  http     an http(s) URL; ETag and Last-Modified are honoured (a 304 is a quiet
+           check); 30 s timeout, pages cut at 1 MiB, their text at 256 KiB; HTML is
+           read as text, JSON with its keys sorted
+  rss      an RSS or Atom feed URL; each new item (GUID or id) fires once
+  process  pid:N, pidfile:PATH or name:NAME; fires when it starts or stops
+  command  a bash command printing one JSON object
+           {"outcome": "idle"|"activity"|"terminal", "payload": …, "cursor": …};
+           it gets the previous cursor as JSON in $HANGDOG_WATCH_CURSOR; a non-zero
+           exit, a timeout or bad JSON is an idle poll unless --strict
+
+Checks (--check), run only when the content changed:
+  changed   (default) any change
+  new       new items: a feed's entries, or the elements of the JSON array at --path
+  above, below --value N   the number at --path (else the first number in the
+            text) crosses N; edge-triggered: fires once until it goes back
+  contains --value TEXT, matches --value REGEX   edge-triggered too
+  status --value A,B       the value at --path becomes one of A, B
+--condition TEXT is asked of the decision model only after the check fires
+(until one is wired in, the fire says "condition not checked").
+
+Limits: --interval at least 1m for http and rss, 1s for local kinds; --expires
+an ISO-8601 time with a zone; --cooldown (changes inside it advance the state
+and fire nothing); --max-fires 1-100 (default 20), then the watcher pauses;
+--max-wakes-per-hour (default 12); at most 10 active watchers per owner. An
+unreachable source (timeout, 5xx, 429) is a skipped check; after 5 in a row
+you are told once and the watcher pauses; 3 errors in a row (404, a missing
+file) pause it too.`,
+		Example: `  hangdog watch create --kind file ./build/status.json --check status --path state --value failed,passed
+  hangdog watch create --kind http https://shop.example/api/item/42 --check below --path data.price --value 90 --interval 10m
+  hangdog watch create --kind http https://example.com/changelog --expires 2026-12-24T18:00:00Z --max-fires 3
+  hangdog watch create --kind rss https://blog.example/feed.xml --interval 30m
+  hangdog watch create --kind process pidfile:/run/nginx.pid
+  hangdog watch create --kind command 'gh run view 123 --json status | jq -c "{outcome: (if .status==\"completed\" then \"terminal\" else \"idle\" end), payload: .status}"'
+  hangdog watch create --kind file notes.txt --json | jq -r .id`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("watch create needs one TARGET (a path, URL, pid:N or command), got %d; e.g. `hangdog watch create --kind file ./notes.txt`", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Target = args[0]
+			f := cmd.Flags()
+			q.IntervalSeconds = interval.Seconds()
+			q.TimeoutSeconds = timeout.Seconds()
+			if f.Changed("cooldown") {
+				q.CooldownSeconds = new(cooldown.Seconds())
+			}
+			if f.Changed("max-fires") {
+				q.MaxFires = &maxFires
+			}
+			if f.Changed("max-wakes-per-hour") {
+				q.MaxWakesPerHour = &maxWakes
+			}
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, project := watchCaller()
+			c, err := store.Create(cmd.Context(), &q, owner, project)
+			if err != nil {
+				return err
+			}
+			taskID, terr := startWatcherTask(store, c.Spec.ID)
+			if asJSON {
+				out := map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": taskID, "spec": c.Spec, "state": c.State}
+				if terr != nil {
+					out["error"] = terr.Error()
+				}
+				if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
+					return err
+				}
+				if terr != nil {
+					return exitCode(exitHangdogError)
+				}
+				return nil
+			}
+			if terr != nil {
+				return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s — %s (task %s)\n", c.Spec.ID, plain(c.Spec.Label()), plain(c.Baseline), taskID)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&q.Kind, "kind", "", "file, http, rss, process or command (required)")
+	f.StringVar(&q.Check, "check", "", "changed (default), new, above, below, contains, matches, status")
+	f.StringVar(&q.Path, "path", "", "dotted path into JSON with [index], e.g. data.items[0].price")
+	f.StringVar(&q.Value, "value", "", "the threshold, text, regex or comma-separated statuses the check needs")
+	f.StringVar(&q.Condition, "condition", "", "a natural-language condition asked only after the check fires")
+	f.BoolVar(&q.Strict, "strict", false, "command: a failing run (exit, timeout, bad JSON) is an error, not an idle poll")
+	f.DurationVar(&interval, "interval", 0, "time between checks (default 5m for http/rss, 5s for file, 30s for process/command)")
+	f.DurationVar(&timeout, "timeout", 0, "command: how long a run may take (default 30s)")
+	f.StringVar(&q.ExpiresAt, "expires", "", "ISO-8601 time with a zone after which the watcher stops, e.g. 2026-12-01T18:00:00Z")
+	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
+	f.IntVar(&maxFires, "max-fires", watch.DefaultMaxFires, "fires before the watcher pauses, 1-100")
+	f.IntVar(&maxWakes, "max-wakes-per-hour", watch.DefaultMaxWakesPerHour, "more fires than this within an hour pause the watcher")
+	f.BoolVar(&asJSON, "json", false, `print {"id", "baseline", "task_id", "spec", "state"} as JSON`)
+	return cmd
+}
+
+// startWatcherTask starts the watcher's runner as a background task, as
+// `bg run` would start it, and records the task in its state.
+func startWatcherTask(store *watch.Store, id string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find hangdog's own path: %w", err)
+	}
+	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id})
+	if err != nil {
+		return "", err
+	}
+	return taskID, store.SetTask(id, taskID)
+}
+
+// startBackgroundTask starts argv as a background task, as `bg run` does,
+// and returns its id once the command runs. hangdog-full's libraries query
+// a terminal for its colours at start-up and wait seconds for an answer a
+// task's PTY never gives, so it runs with TERM=dumb.
+func startBackgroundTask(reg *bgtasks.Registry, argv []string) (string, error) {
+	pending, err := prestart()
+	if err != nil {
+		return "", err
+	}
+	spec, err := buildSpec(append([]string{"env", "TERM=dumb"}, argv...), taskFlags{}, bgtasks.Background)
+	if err != nil {
+		pending.Cancel()
+		return "", err
+	}
+	link, err := pending.Start(reg, spec)
+	if err != nil {
+		return "", err
+	}
+	defer link.Close()
+	ev, err := link.Next()
+	if err != nil {
+		return "", fmt.Errorf("task %s: %w", link.TaskID, err)
+	}
+	if ev.Kind == taskctl.EventFailed {
+		return "", fmt.Errorf("task %s could not start: %s", link.TaskID, ev.Message)
+	}
+	return link.TaskID, nil
+}
+
+// taskRunning reports whether the watcher's task is alive.
+func taskRunning(reg *bgtasks.Registry, taskID string) bool {
+	if taskID == "" {
+		return false
+	}
+	t, err := reg.Get(taskID)
+	if err != nil {
+		return false
+	}
+	if t, err = reg.Reconcile(t); err != nil {
+		return false
+	}
+	return !t.State().Ended()
+}
+
+func newWatchLsCmd() *cobra.Command {
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List your watchers: state, fires used, last check, why paused",
+		Long: `List the watchers of your session ($HANGDOG_SESSION; without one, of this
+project): ID, STATE (active, paused, or stopped when its task is not running),
+FIRES used of the budget, CHECKS, the LAST check, WHAT it watches and, for a
+paused one, why. --json prints every recorded field.`,
+		Example: `  hangdog watch ls
+  hangdog watch ls --json | jq -r '.[] | select(.state.paused) | .spec.id + " " + .state.reason'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, project := watchCaller()
+			ws, err := store.List(bgtasks.Scope{All: all, Owner: owner, Project: project})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if ws == nil {
+					ws = []*watch.Watcher{}
+				}
+				return json.NewEncoder(out).Encode(ws)
+			}
+			if len(ws) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no watchers; create one with `hangdog watch create --kind file PATH`")
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATE\tFIRES\tCHECKS\tLAST\tWHAT")
+			for _, w := range ws {
+				fmt.Fprintln(tw, watchRow(store.Registry(), w))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array instead of a table")
+	cmd.Flags().BoolVarP(&all, "all", "a", false, "list every watcher in the home, not only yours")
+	return cmd
+}
+
+func watchState(reg *bgtasks.Registry, w *watch.Watcher) string {
+	switch {
+	case w.State.Paused:
+		return "paused"
+	case !taskRunning(reg, w.State.TaskID):
+		return "stopped"
+	}
+	return "active"
+}
+
+func watchRow(reg *bgtasks.Registry, w *watch.Watcher) string {
+	last := "-"
+	if w.State.LastCheck != nil {
+		last = w.State.LastCheck.Local().Format("15:04:05")
+	}
+	budget := "∞"
+	if w.Spec.MaxFires > 0 {
+		budget = fmt.Sprint(w.Spec.MaxFires)
+	}
+	what := plain(w.Spec.Label())
+	switch state := watchState(reg, w); {
+	case w.State.Paused:
+		what += " — paused: " + plain(w.State.Reason)
+	case state == "stopped":
+		what += " — its task is not running; `hangdog watch resume " + w.Spec.ID + "` restarts it"
+	case w.State.LastError != "":
+		what += " — last error: " + plain(w.State.LastError)
+	}
+	return fmt.Sprintf("%s\t%s\t%d/%s\t%d\t%s\t%s", w.Spec.ID, watchState(reg, w), w.State.FiresUsed, budget, w.State.Checks, last, what)
+}
+
+func plain(s string) string {
+	s = termtext.Plain([]byte(s))
+	return strings.TrimSpace(strings.NewReplacer("\n", " ", "\t", " ").Replace(s))
+}
+
+func watchIDArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return fmt.Errorf("%s needs one watcher id, e.g. `%s`; `hangdog watch ls` lists them", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+
+func notFoundHint(err error) error {
+	if errors.Is(err, watch.ErrNotFound) {
+		return fmt.Errorf("%w; `hangdog watch ls` lists your watchers (the owner is $%s)", err, sessionEnv)
+	}
+	return err
+}
+
+func newWatchShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Show one watcher: its spec and everything its state records",
+		Example: "  hangdog watch show w3\n  hangdog watch show w3 --json | jq .state.fires_used",
+		Args:    watchIDArg("hangdog watch show w3"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, _ := watchCaller()
+			w, err := store.Get(args[0], owner)
+			if err != nil {
+				return notFoundHint(err)
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(w)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "%s  %s\n", w.Spec.ID, plain(w.Spec.Label()))
+			fmt.Fprintf(out, "state:     %s%s\n", watchState(store.Registry(), w), map[bool]string{true: " (" + plain(w.State.Reason) + ")", false: ""}[w.State.Paused])
+			fmt.Fprintf(out, "value:     %s\n", plain(w.State.Value))
+			fmt.Fprintf(out, "fires:     %d of %d; checks %d (%d quiet, %d skipped)\n", w.State.FiresUsed, w.Spec.MaxFires, w.State.Checks, w.State.QuietChecks, w.State.Skipped)
+			fmt.Fprintf(out, "interval:  %v; cooldown %v; at most %d wakes an hour\n", w.Spec.Interval, w.Spec.Cooldown, w.Spec.MaxWakesPerHour)
+			if w.Spec.ExpiresAt != nil {
+				fmt.Fprintf(out, "expires:   %s\n", w.Spec.ExpiresAt.Format(time.RFC3339))
+			}
+			if w.State.LastError != "" {
+				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
+			}
+			if w.State.TaskID != "" {
+				fmt.Fprintf(out, "task:      %s (`hangdog bg logs %s` shows its checks)\n", w.State.TaskID, w.State.TaskID)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the watcher as JSON")
+	return cmd
+}
+
+func newWatchPauseCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "pause ID",
+		Short:   "Pause a watcher: its task ends, its state and fires used are kept",
+		Example: "  hangdog watch pause w3",
+		Args:    watchIDArg("hangdog watch pause w3"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, _ := watchCaller()
+			if err := store.Pause(args[0], owner, ""); err != nil {
+				return notFoundHint(err)
+			}
+			return watchReport(cmd, store, args[0], owner, asJSON, "paused")
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the watcher as JSON")
+	return cmd
+}
+
+func newWatchResumeCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "resume ID",
+		Short:   "Resume a paused watcher (or restart one whose task ended); clears the reason, keeps the fires used",
+		Example: `  hangdog watch resume w3`,
+		Args:    watchIDArg("hangdog watch resume w3"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, _ := watchCaller()
+			w, err := store.Resume(args[0], owner)
+			if err != nil {
+				return notFoundHint(err)
+			}
+			if !taskRunning(store.Registry(), w.State.TaskID) {
+				if _, err := startWatcherTask(store, args[0]); err != nil {
+					return fmt.Errorf("watcher %s resumed but its task did not start: %w", args[0], err)
+				}
+			}
+			return watchReport(cmd, store, args[0], owner, asJSON, "resumed")
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the watcher as JSON")
+	return cmd
+}
+
+func newWatchRmCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "rm ID",
+		Aliases: []string{"delete"},
+		Short:   "Delete a watcher; its task ends",
+		Example: "  hangdog watch rm w3",
+		Args:    watchIDArg("hangdog watch rm w3"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, _ := watchCaller()
+			w, err := store.Delete(args[0], owner)
+			if err != nil {
+				return notFoundHint(err)
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"id": w.Spec.ID, "deleted": true})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", w.Spec.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"id", "deleted"} as JSON`)
+	return cmd
+}
+
+func watchReport(cmd *cobra.Command, store *watch.Store, id, owner string, asJSON bool, did string) error {
+	w, err := store.Get(id, owner)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(w)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s (fires used %d of %d)\n", id, did, w.State.FiresUsed, w.Spec.MaxFires)
+	return nil
+}
+
+// watchRunnerArg is the hidden command a watcher's task runs.
+const watchRunnerArg = "__watch"
+
+func newWatchRunnerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    watchRunnerArg + " ID",
+		Short:  "Run one watcher (what a watcher's background task runs)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout}
+			return r.Run(ctx)
+		},
+	}
+}

@@ -1,0 +1,69 @@
+//go:build linux
+
+package mcpserver_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An MCP session creates a file watcher; the file changes; the fire is at
+// the top of the session's next tool result, once, and another session
+// neither sees it in its results nor can touch the watcher.
+func TestWatcherFireReachesOnlyItsSession(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.connect(), w.connect()
+	path := filepath.Join(w.dir, "status.txt")
+	if err := os.WriteFile(path, []byte("building"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, a, "watch_create", map[string]any{"kind": "file", "target": path, "check": "contains", "value": "done", "interval_seconds": 1})
+	if r.isError || !strings.Contains(r.text, "Watcher w1") || !strings.Contains(r.text, "currently building") || !strings.Contains(r.text, "running as task") {
+		t.Fatalf("watch_create: %+v", r)
+	}
+	if r := call(t, a, "watch_create", map[string]any{"kind": "file", "target": path, "max_fires": 0}); !r.isError || !strings.Contains(r.text, "max_fires") {
+		t.Errorf("max_fires 0 for a session's watcher: %+v", r)
+	}
+	waitFor(t, "the watcher's task to log its start", func() bool {
+		out, _ := w.command("bg", "logs", taskIDIn(t, r.text)).Output()
+		return strings.Contains(string(out), "watching")
+	})
+	if err := os.WriteFile(path, []byte("done: all green"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got reply
+	waitFor(t, "the fire in a result", func() bool {
+		got = call(t, a, "watch_list", nil)
+		return got.notice != ""
+	})
+	if !strings.Contains(got.notice, "watcher w1 fired") || !strings.Contains(got.notice, "untrusted") || !strings.Contains(got.notice, "done: all green") {
+		t.Fatalf("notice: %q", got.notice)
+	}
+	if again := call(t, a, "watch_list", nil); again.notice != "" || !strings.Contains(again.text, "fires 1 of 20") {
+		t.Errorf("second result: %+v; want no repeat and the fire counted", again)
+	}
+	rb := call(t, b, "watch_list", nil)
+	if strings.Contains(rb.notice, "w1") || strings.Contains(rb.text, "w1") {
+		t.Errorf("another session sees the watcher: %+v", rb)
+	}
+	for _, tool := range []string{"watch_pause", "watch_resume", "watch_delete"} {
+		if r := call(t, b, tool, map[string]any{"id": "w1"}); !r.isError || !strings.Contains(r.text, "no such watcher") {
+			t.Errorf("%s by another session: %+v, want not found", tool, r)
+		}
+	}
+	if r := call(t, a, "watch_delete", map[string]any{"id": "w1"}); r.isError {
+		t.Fatalf("watch_delete: %+v", r)
+	}
+	task := taskIDIn(t, r.text)
+	waitFor(t, "the watcher's task to end", func() bool {
+		out, _ := w.command("bg", "ls").Output()
+		if strings.Contains(string(out), "running") {
+			logs, _ := w.command("bg", "logs", task).Output()
+			t.Logf("bg ls:\n%s\nlogs:\n%s", out, logs)
+			return false
+		}
+		return true
+	})
+}

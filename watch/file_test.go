@@ -1,0 +1,222 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+func TestFileThreeChangesFireThreeSameContentNone(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path}, "sess-a")
+	if c.Baseline != "currently v0" {
+		t.Errorf("baseline = %q, want the first check's content", c.Baseline)
+	}
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	tick(t, r) // unchanged since the baseline
+	for _, v := range []string{"v1", "v2", "v3"} {
+		writeFile(t, path, v)
+		tick(t, r)
+		writeFile(t, path, v) // the same content again
+		tick(t, r)
+	}
+	fired := events(t, s, c.Spec.ID, bgtasks.EventWatchFired)
+	if len(fired) != 3 {
+		t.Fatalf("fired %d events, want 3: %+v", len(fired), fired)
+	}
+	for i, e := range fired {
+		if e.Owner != "sess-a" || !strings.Contains(e.Payload, "untrusted") || !strings.HasSuffix(e.Payload, "v"+string(rune('1'+i))) {
+			t.Errorf("event %d = %+v: want owner sess-a and the new content marked untrusted", i, e)
+		}
+		if e.DedupeKey == "" || (i > 0 && e.DedupeKey == fired[i-1].DedupeKey) {
+			t.Errorf("event %d dedupe key %q: want one per fire", i, e.DedupeKey)
+		}
+	}
+	if st := state(t, s, c.Spec.ID); st.FiresUsed != 3 || st.QuietChecks != 4 {
+		t.Errorf("fires used %d, quiet checks %d; want 3 and 4", st.FiresUsed, st.QuietChecks)
+	}
+}
+
+func TestFileCooldownAdvancesStateFiresNothing(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "a")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, CooldownSeconds: ptr(3600.0)}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	writeFile(t, path, "b")
+	tick(t, r) // fires
+	writeFile(t, path, "c")
+	tick(t, r) // inside the cooldown
+	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 1 {
+		t.Fatalf("%d fires, want 1 (the second change is inside the cooldown)", n)
+	}
+	st := state(t, s, c.Spec.ID)
+	if st.Hash != hashText("c") || st.FiresUsed != 1 {
+		t.Errorf("state hash for %q, fires %d: the cooldown must advance the state and spend nothing", st.Value, st.FiresUsed)
+	}
+	// Once the cooldown is over, writing "c" again is no change: the state
+	// had moved on.
+	r.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	tick(t, r)
+	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 1 {
+		t.Errorf("%d fires after the cooldown with no new change, want 1", n)
+	}
+}
+
+func TestFileMaxFiresPausesWithReason(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, MaxFires: ptr(2)}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	writeFile(t, path, "1")
+	if tick(t, r) {
+		t.Fatal("stopped after the first fire")
+	}
+	writeFile(t, path, "2")
+	if !tick(t, r) {
+		t.Fatal("did not stop after the second of two fires")
+	}
+	writeFile(t, path, "3")
+	tick(t, r)
+	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 2 {
+		t.Fatalf("%d fires, want 2", n)
+	}
+	ws, _ := s.List(bgtasks.Scope{Owner: "o"})
+	if len(ws) != 1 || !ws[0].State.Paused || !strings.Contains(ws[0].State.Reason, "used all 2 fires") {
+		t.Fatalf("list = %+v: want paused with the budget as the reason", ws[0].State)
+	}
+	if _, err := s.Resume(c.Spec.ID, "o"); err == nil || !strings.Contains(err.Error(), "max_fires") {
+		t.Errorf("resume of a spent watcher: %v, want a refusal naming max_fires", err)
+	}
+	paused := events(t, s, c.Spec.ID, bgtasks.EventWatchPaused)
+	if len(paused) != 1 {
+		t.Errorf("%d pause events, want 1", len(paused))
+	}
+}
+
+func TestFileExpiryPausesWithoutFiringSaysSoOnce(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "0")
+	exp := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)
+	c := create(t, s, &Request{Kind: KindFile, Target: path, ExpiresAt: exp}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID, Now: func() time.Time { return time.Now().Add(time.Minute) }}
+	writeFile(t, path, "changed after the expiry")
+	if !tick(t, r) {
+		t.Fatal("an expired watcher went on")
+	}
+	tick(t, r)
+	tick(t, r)
+	if n := len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)); n != 0 {
+		t.Errorf("an expired watcher fired %d times: expiry is checked before the check runs", n)
+	}
+	exps := events(t, s, c.Spec.ID, bgtasks.EventWatchExpired)
+	if len(exps) != 1 || !strings.Contains(exps[0].Reason, "without firing") {
+		t.Fatalf("expiry events %+v: want exactly one saying it expired without firing", exps)
+	}
+	if st := state(t, s, c.Spec.ID); !st.Paused || !strings.Contains(st.Reason, "expired") {
+		t.Errorf("state %+v: want paused with the expiry as reason", st)
+	}
+}
+
+// The runner loop with inotify: a write is noticed without waiting for the
+// (long) interval.
+func TestFileRunnerUsesInotify(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
+	setSpec(t, s, c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour }) // only inotify can be quick
+	var log syncBuffer
+	r := &Runner{Store: s, ID: c.Spec.ID, Log: &log}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(log.String(), "watching") })
+	// Replace by rename, as editors do.
+	writeFile(t, path+".tmp", "1")
+	if err := renameFile(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a fire from inotify", 5*time.Second, func() bool { return len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)) == 1 })
+	// Pausing from elsewhere ends the loop at once.
+	if err := s.Pause(c.Spec.ID, "o", ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		cancel()
+		t.Fatal("the runner did not stop when its watcher was paused")
+	}
+	// Resumed and run again, deleting it ends the loop too.
+	if _, err := s.Resume(c.Spec.ID, "o"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, "the runner to start again", 5*time.Second, func() bool { return strings.Count(log.String(), "watching") == 2 })
+	if _, err := s.Delete(c.Spec.ID, "o"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		cancel()
+		t.Fatal("the runner did not stop when its watcher was deleted")
+	}
+	cancel()
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Without inotify a file watcher polls on its interval.
+func TestFileRunnerPollsWithoutInotify(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID, noNotify: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	writeFile(t, path, "1")
+	waitFor(t, "a fire from polling", 5*time.Second, func() bool { return len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)) == 1 })
+	if st := state(t, s, c.Spec.ID); st.Checks < 2 {
+		t.Errorf("checks %d", st.Checks)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,84 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// fileSource watches one file's content (hash of its normalised text).
+// Changes come from inotify on the file's directory — so a file replaced
+// by rename, as editors and atomic writers do, is still seen — with the
+// interval as the fallback when inotify is unavailable.
+type fileSource struct {
+	path     string
+	interval time.Duration
+}
+
+func (f *fileSource) Observe(ctx context.Context, _ *State) (*Observation, error) {
+	fh, err := os.Open(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s no longer exists: %w", f.path, ErrGone)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.path, err)
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.path, err)
+	}
+	text, v := normalise(b, "")
+	return &Observation{Text: text, JSON: v}, nil
+}
+
+// Changes watches the directory and passes on events naming the file.
+// The watcher's goroutine is owned by ctx: it closes the fsnotify watcher
+// and returns when ctx is done.
+func (f *fileSource) Changes(ctx context.Context) (<-chan struct{}, error) {
+	abs, err := filepath.Abs(f.path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("inotify for %s: %w", f.path, err)
+	}
+	if err := w.Add(filepath.Dir(abs)); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("inotify for %s: %w", f.path, err)
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Clean(ev.Name) != abs || ev.Op == fsnotify.Chmod {
+					continue
+				}
+				select {
+				case out <- struct{}{}:
+				default: // one pending wake-up is enough
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}

@@ -1,0 +1,378 @@
+package watch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// State is what a watcher has learnt and spent, rewritten atomically on
+// every check (state.json beside spec.json).
+type State struct {
+	Baselined    bool            `json:"baselined"`
+	Hash         string          `json:"hash,omitempty"`
+	Keys         []string        `json:"keys,omitempty"`  // new-items: every key reported (or baselined)
+	Holds        bool            `json:"holds,omitempty"` // edge-triggered checks: held at the last check
+	Value        string          `json:"value,omitempty"` // what the check read last ("95.10")
+	ETag         string          `json:"etag,omitempty"`
+	LastModified string          `json:"last_modified,omitempty"`
+	Cursor       json.RawMessage `json:"cursor,omitempty"`
+
+	Checks      int        `json:"checks"`
+	QuietChecks int        `json:"quiet_checks"`
+	Skipped     int        `json:"skipped_checks"`
+	LastCheck   *time.Time `json:"last_check,omitempty"`
+	LastError   string     `json:"last_error,omitempty"`
+	Unreachable int        `json:"unreachable_in_a_row,omitempty"`
+	Errors      int        `json:"errors_in_a_row,omitempty"`
+
+	FiresUsed int         `json:"fires_used"`
+	FireTimes []time.Time `json:"fire_times,omitempty"` // the last hour's, for the wakes-per-hour cap
+	LastFire  *time.Time  `json:"last_fire,omitempty"`
+	// Pending are events queued and not yet known to be in the event log:
+	// a fire among them is reserved (counted in FiresUsed). Whoever finds
+	// them delivers each unless the log already holds its dedupe key.
+	Pending []bgtasks.Event `json:"pending,omitempty"`
+
+	Paused bool       `json:"paused"`
+	Reason string     `json:"reason,omitempty"` // why it is paused
+	Since  *time.Time `json:"paused_at,omitempty"`
+	// Expired: the expiry was reached and said so once.
+	Expired bool `json:"expired,omitempty"`
+
+	TaskID string `json:"task_id,omitempty"` // the background task running it
+}
+
+// Watcher is a watcher as listings show it.
+type Watcher struct {
+	Spec  *Spec  `json:"spec"`
+	State *State `json:"state"`
+}
+
+// maxKeys bounds the remembered item keys; the oldest go first.
+const maxKeys = 2000
+
+// ErrNotFound: no such watcher, or not the caller's: the two look the same,
+// so a session cannot learn of, or touch, another's watchers.
+var ErrNotFound = errors.New("no such watcher")
+
+// Store is the watchers of one home: <home>/watchers/<id>/{spec,state}.json,
+// each watcher's files under its own flock (<id>/lock), allocation and the
+// per-owner count under <home>/watchers/lock. Files are 0600 in 0700
+// directories and every write is temp+rename, so any number of processes
+// share it and a crash leaves the old state or the new, never a mix.
+type Store struct {
+	reg *bgtasks.Registry
+	dir string
+}
+
+// OpenStore opens (creating) the watchers directory of the registry's home.
+func OpenStore(reg *bgtasks.Registry) (*Store, error) {
+	dir := filepath.Join(reg.Home(), "watchers")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("watchers directory: %w", err)
+	}
+	return &Store{reg: reg, dir: dir}, nil
+}
+
+// Registry is the task registry the store's events go to.
+func (s *Store) Registry() *bgtasks.Registry { return s.reg }
+
+func (s *Store) watcherDir(id string) string { return filepath.Join(s.dir, id) }
+
+// ValidID: w1, w2, …
+func ValidID(id string) bool {
+	if len(id) < 2 || len(id) > 20 || id[0] != 'w' || id[1] == '0' {
+		return false
+	}
+	_, err := strconv.ParseUint(id[1:], 10, 64)
+	return err == nil
+}
+
+func withFlock(path string, fn func() error) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open lock %s: %w", path, err)
+	}
+	defer f.Close()
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }()
+	return fn()
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return bgtasks.WriteFileAtomic(path, append(b, '\n'))
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+func (s *Store) load(id string) (*Spec, *State, error) {
+	if !ValidID(id) {
+		return nil, nil, fmt.Errorf("%q: %w (watcher ids look like w3; `hangdog watch ls` lists them)", id, ErrNotFound)
+	}
+	var spec Spec
+	var st State
+	dir := s.watcherDir(id)
+	if err := readJSON(filepath.Join(dir, "spec.json"), &spec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+		}
+		return nil, nil, err
+	}
+	if err := readJSON(filepath.Join(dir, "state.json"), &st); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	return &spec, &st, nil
+}
+
+// update runs fn on the watcher's state under its lock and writes the
+// state back when fn returns nil. It does not check the owner.
+func (s *Store) update(id string, fn func(*Spec, *State) error) error {
+	dir := s.watcherDir(id)
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	}
+	err := withFlock(filepath.Join(dir, "lock"), func() error {
+		spec, st, err := s.load(id)
+		if err != nil {
+			return err
+		}
+		if err := fn(spec, st); err != nil {
+			return err
+		}
+		return writeJSON(filepath.Join(dir, "state.json"), st)
+	})
+	if errors.Is(err, fs.ErrNotExist) { // deleted between the stat and the lock
+		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	}
+	return err
+}
+
+// errSkipWrite from an update's fn: nothing changed, write nothing.
+var errSkipWrite = errors.New("no change")
+
+func (s *Store) read(id string, fn func(*Spec, *State) error) error {
+	err := s.update(id, func(sp *Spec, st *State) error {
+		if err := fn(sp, st); err != nil {
+			return err
+		}
+		return errSkipWrite
+	})
+	if errors.Is(err, errSkipWrite) {
+		return nil
+	}
+	return err
+}
+
+// Get returns the watcher if owner may see it.
+func (s *Store) Get(id, owner string) (*Watcher, error) {
+	spec, st, err := s.load(id)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Owner != owner {
+		return nil, fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	}
+	return &Watcher{spec, st}, nil
+}
+
+// List returns the watchers the scope sees, oldest first.
+func (s *Store) List(scope bgtasks.Scope) ([]*Watcher, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list watchers: %w", err)
+	}
+	var out []*Watcher
+	for _, e := range ents {
+		if !e.IsDir() || !ValidID(e.Name()) {
+			continue
+		}
+		spec, st, err := s.load(e.Name())
+		if err != nil {
+			continue // deleted meanwhile, or half-created
+		}
+		if scope.Sees(spec.Owner, spec.Project) {
+			out = append(out, &Watcher{spec, st})
+		}
+	}
+	slices.SortFunc(out, func(a, b *Watcher) int {
+		x, _ := strconv.Atoi(a.Spec.ID[1:])
+		y, _ := strconv.Atoi(b.Spec.ID[1:])
+		return x - y
+	})
+	return out, nil
+}
+
+// activeOf counts owner's watchers that are not paused. Called under the
+// store lock.
+func (s *Store) activeOf(owner string) int {
+	all, _ := s.List(bgtasks.Scope{All: true})
+	n := 0
+	for _, w := range all {
+		if w.Spec.Owner == owner && !w.State.Paused {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Store) capRefusal(owner string) error {
+	if owner == "" || s.activeOf(owner) < MaxActivePerOwner {
+		return nil
+	}
+	return refuse("watchers of "+owner, strconv.Itoa(MaxActivePerOwner)+" active",
+		fmt.Sprintf("at most %d active watchers per owner; pause or delete one first (`hangdog watch ls`)", MaxActivePerOwner))
+}
+
+// add stores a new watcher with its baseline state and returns its id.
+func (s *Store) add(spec *Spec, st *State) (string, error) {
+	var id string
+	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
+		if err := s.capRefusal(spec.Owner); err != nil {
+			return err
+		}
+		n := 0
+		if b, err := os.ReadFile(filepath.Join(s.dir, "counter")); err == nil {
+			n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		for {
+			n++
+			id = "w" + strconv.Itoa(n)
+			if err := os.Mkdir(s.watcherDir(id), 0o700); err == nil {
+				break
+			} else if !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("create watcher %s: %w", id, err)
+			}
+		}
+		if err := bgtasks.WriteFileAtomic(filepath.Join(s.dir, "counter"), []byte(strconv.Itoa(n)+"\n")); err != nil {
+			return err
+		}
+		spec.ID = id
+		if err := writeJSON(filepath.Join(s.watcherDir(id), "state.json"), st); err != nil {
+			return err
+		}
+		// spec.json last: a watcher is listed once it is complete.
+		return writeJSON(filepath.Join(s.watcherDir(id), "spec.json"), spec)
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Pause stops the watcher with a reason (its runner sees the state change
+// and exits); only the owner may.
+func (s *Store) Pause(id, owner, reason string) error {
+	return s.owned(id, owner, func(_ *Spec, st *State) error {
+		if st.Paused {
+			return errSkipWrite
+		}
+		pause(st, orElse(reason, "paused by its owner"), time.Now())
+		return nil
+	})
+}
+
+// Resume clears the pause and its reason, keeping the fires used; the
+// caller then starts its runner again. An expired watcher, or one whose
+// budget is spent, cannot resume (it would pause again at once).
+func (s *Store) Resume(id, owner string) (*Watcher, error) {
+	var w *Watcher
+	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
+		return s.owned(id, owner, func(spec *Spec, st *State) error {
+			w = &Watcher{spec, st}
+			if !st.Paused {
+				return errSkipWrite
+			}
+			if spec.ExpiresAt != nil && !time.Now().Before(*spec.ExpiresAt) {
+				return fmt.Errorf("watcher %s expired at %s; create a new one", id, spec.ExpiresAt.Format(time.RFC3339))
+			}
+			if spec.MaxFires > 0 && st.FiresUsed >= spec.MaxFires {
+				return fmt.Errorf("watcher %s has used all %d of its fires (max_fires); create a new one", id, spec.MaxFires)
+			}
+			if err := s.capRefusal(spec.Owner); err != nil {
+				return err
+			}
+			st.Paused, st.Reason, st.Since = false, "", nil
+			st.Unreachable, st.Errors = 0, 0
+			return nil
+		})
+	})
+	return w, err
+}
+
+// Delete removes the watcher; its runner sees the directory go and exits.
+func (s *Store) Delete(id, owner string) (*Watcher, error) {
+	var w *Watcher
+	err := s.owned(id, owner, func(spec *Spec, st *State) error {
+		w = &Watcher{spec, st}
+		gone := filepath.Join(s.dir, ".removing-"+id)
+		if err := os.Rename(s.watcherDir(id), gone); err != nil {
+			return fmt.Errorf("delete watcher %s: %w", id, err)
+		}
+		if err := os.RemoveAll(gone); err != nil {
+			return fmt.Errorf("delete watcher %s: %w", id, err)
+		}
+		return errDeleted
+	})
+	if errors.Is(err, errDeleted) {
+		return w, nil
+	}
+	return nil, err
+}
+
+var errDeleted = errors.New("deleted")
+
+// SetTask records the background task that runs the watcher.
+func (s *Store) SetTask(id, taskID string) error {
+	return s.update(id, func(_ *Spec, st *State) error { st.TaskID = taskID; return nil })
+}
+
+// owned is update for the owner only; an errSkipWrite from fn is success.
+func (s *Store) owned(id, owner string, fn func(*Spec, *State) error) error {
+	err := s.update(id, func(spec *Spec, st *State) error {
+		if spec.Owner != owner {
+			return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+		}
+		return fn(spec, st)
+	})
+	if errors.Is(err, errSkipWrite) {
+		return nil
+	}
+	return err
+}
+
+func pause(st *State, reason string, now time.Time) {
+	st.Paused, st.Reason, st.Since = true, reason, &now
+}
