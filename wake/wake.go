@@ -44,8 +44,8 @@ type Worker struct {
 	Consumer string
 	Run      string // bash command handed each batch
 	Seen     string // optional bash command: exit 0 if the agent already handled the batch
-	// Scope limits the events handed over (a session's own); the cursor
-	// still moves past the others.
+	// Scope limits the events handed over (a session's own; Scope{All:
+	// true} for every event); the cursor still moves past the others.
 	Scope bgtasks.Scope
 	Log   io.Writer
 	// Poll is how often the event log is looked at when idle (a stat).

@@ -53,7 +53,7 @@ moves past the others).`,
 			if !here {
 				return startWakeTask(reg, cmd, consumer, run, seen, mine)
 			}
-			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout}
+			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout, Scope: bgtasks.Scope{All: true}}
 			if mine {
 				owner, project := watchCaller()
 				w.Scope = bgtasks.Scope{Owner: owner, Project: project}

@@ -242,9 +242,12 @@ func scenarios() []scenario {
 				}
 			}},
 		{name: "news-next-call", modes: []string{"hook", "mcp"},
-			turns: []turn{{Tool: "Bash", Input: map[string]any{"command": "sleep 7; echo built-it", "timeout": 15000},
-				ByMode: map[string]map[string]any{"mcp": {"command": "sleep 7; echo built-it", "timeout": 5000}}},
-				bash("sleep 3", 30000), bash("cd .", 30000), done()},
+			// The job is detached at 5 s and ends at 12 s, inside the
+			// second call (5 s plus 8 s at the least) however slow the
+			// machine makes the first one come back.
+			turns: []turn{{Tool: "Bash", Input: map[string]any{"command": "sleep 12; echo built-it", "timeout": 15000},
+				ByMode: map[string]map[string]any{"mcp": {"command": "sleep 12; echo built-it", "timeout": 5000}}},
+				bash("sleep 8", 30000), bash("cd .", 30000), done()},
 			check: func(t *testing.T, runs map[string]*run) {
 				// A job moved to the background ends between calls: its
 				// end reaches the model with a later call, once (through

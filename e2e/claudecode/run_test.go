@@ -225,7 +225,7 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 // PID whatever else this run started (it carries the run's marker).
 func cleanup(t *testing.T, env []string, marker string, r *run) {
 	hd := filepath.Join(binDir, "hangdog")
-	ls := exec.Command(hd, "bg", "ls", "--json")
+	ls := exec.Command(hd, "bg", "ls", "--json", "--all") // every task the run left, whoever owns it
 	ls.Env = env
 	if out, err := ls.Output(); err == nil {
 		json.Unmarshal(out, &r.tasks)

@@ -237,7 +237,7 @@ func session(t *testing.T, commands []string) (outputs []output, afterFinal time
 // kill stops what a session left: its hangdog tasks, then by PID whatever
 // carries its marker.
 func kill(env []string, marker string) {
-	ls := exec.Command(filepath.Join(binDir, "hangdog"), "bg", "ls", "--json")
+	ls := exec.Command(filepath.Join(binDir, "hangdog"), "bg", "ls", "--json", "--all") // every task the run left, whoever owns it
 	ls.Env = env
 	var tasks []struct{ ID, State string }
 	if out, err := ls.Output(); err == nil {
