@@ -177,7 +177,7 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	if prompt := unfinishedLine(w); prompt != "" && !strings.Contains(reason, prompt) {
 		fmt.Fprintf(&b, "Its last line has no newline yet, so it may be waiting for an answer to: %s\n", commandLabel(prompt))
 	}
-	b.WriteString(nextSteps(d.TaskID))
+	b.WriteString(nextSteps(d.Wait, d.TaskID))
 	return toolResult{text: b.String()}
 }
 

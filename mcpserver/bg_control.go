@@ -184,5 +184,5 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	}
 	s.told.add(id, bgtasks.EventDetached, "")
 	return toolResult{text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",
-		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
+		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.Wait, d.TaskID))}
 }

@@ -61,7 +61,7 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
 		t.ID, commandLabel(t.Command), taskctl.Spoken.Format(waited), taskctl.Spoken.Format(t.Duration(time.Now())))
 	writeOutput(&b, termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30))
-	b.WriteString(nextSteps(t.ID))
+	b.WriteString(nextSteps("", t.ID))
 	return toolResult{text: b.String()}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -234,9 +235,8 @@ func (p *runPresenter) Detached(o taskctl.Outcome) error {
 	p.report.Status = "detached"
 	p.report.Reason = d.Reason
 	if !p.f.json {
-		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
-			"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
-			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
+		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n  %s\n",
+			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, taskctl.NextSteps(d.Wait, d.TaskID, cliCalls{}))
 	}
 	return p.finish()
 }
@@ -321,4 +321,18 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 		close(stop)
 		restoreTTY()
 	}, nil
+}
+
+// cliCalls are the commands a person (or a script) types on a task, for
+// taskctl.NextSteps.
+type cliCalls struct{}
+
+func (cliCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
+func (cliCalls) Wait(id string) string { return fmt.Sprintf("`hangdog bg wait %s`", id) }
+func (cliCalls) Kill(id string) string { return fmt.Sprintf("`hangdog bg kill %s`", id) }
+
+// Send writes text with bg send's escapes, in single quotes for the shell.
+func (cliCalls) Send(id, text string) string {
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "'", `'\''`)
+	return fmt.Sprintf("`hangdog bg send %s '%s'`", id, r.Replace(text))
 }
