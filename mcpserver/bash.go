@@ -59,6 +59,13 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		res = s.runForeground(ctx, link, in)
 	}
 	res.text = warnings.String() + res.text
+	if res.task != nil {
+		res.task.Command = in.Command
+		res.task.OutputPath = link.OutputPath()
+		if w := strings.TrimSpace(warnings.String()); w != "" {
+			res.task.Warnings = append(strings.Split(w, "\n"), res.task.Warnings...)
+		}
+	}
 	return res
 }
 
@@ -68,9 +75,11 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, link.SupervisorLogPath())
 	}
 	if ev.Kind == taskctl.EventFailed {
-		return errorResult("could not start the command: %s", ev.Message)
+		r := errorResult("could not start the command: %s", ev.Message)
+		r.task = &taskOutput{Status: "failed", TaskID: link.TaskID, Error: ev.Message}
+		return r
 	}
-	return toolResult{text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
+	return toolResult{task: &taskOutput{Status: "started", TaskID: link.TaskID, PID: ev.PID}, text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
 		"You will be told at the top of a later tool result when it ends. Meanwhile: bg_logs {\"id\": %q} shows its output, "+
 		"bg_send answers a prompt, bg_wait waits for it, bg_kill stops it.", link.TaskID, ev.PID, commandLabel(command), link.TaskID)}
 }
@@ -133,7 +142,9 @@ type bashPresenter struct {
 }
 
 func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
-	return errorResult("could not start the command: %s", o.Message)
+	r := errorResult("could not start the command: %s", o.Message)
+	r.task = &taskOutput{Status: "failed", TaskID: o.TaskID, Error: o.Message}
+	return r
 }
 
 func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
@@ -173,12 +184,16 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	writeWarnings(&b, warnings)
 	b.WriteString("Output so far:\n")
 	w := out.window()
-	writeOutput(&b, shapeOutput(w, s.limit, d.TaskID))
+	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
+	writeOutput(&b, text)
 	if prompt := unfinishedLine(w); prompt != "" && !strings.Contains(reason, prompt) {
 		fmt.Fprintf(&b, "Its last line has no newline yet, so it may be waiting for an answer to: %s\n", commandLabel(prompt))
 	}
 	b.WriteString(nextSteps(d.Wait, d.TaskID))
-	return toolResult{text: b.String()}
+	return toolResult{text: b.String(), task: &taskOutput{
+		Status: "detached", TaskID: d.TaskID, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
+		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings,
+	}}
 }
 
 func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *capture, warnings []string) toolResult {
@@ -198,8 +213,14 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)
 	}
 	writeWarnings(&b, warnings)
-	writeOutput(&b, shapeOutput(out.window(), s.limit, id))
-	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, id)
+	writeOutput(&b, text)
+	o := &taskOutput{TaskID: id, DurationMS: took.Milliseconds(), Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings}
+	o.setResult(r)
+	// A command that failed is a failed call, as a harness counts it; the
+	// text still says exit N and shows the output.
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError || r.ExitCode != 0, task: o}
 }
 
 // lostRun reports a run whose supervisor link broke with no end on record.
@@ -208,8 +229,12 @@ func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
 	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
-	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
-		id, why, id, shapeOutput(out.window(), s.limit, id))
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, id)
+	r := errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
+		id, why, id, text)
+	r.task = &taskOutput{Status: "lost", TaskID: id, Reason: why, Output: text, Omitted: omitted, OutputBytes: w.total}
+	return r
 }
 
 func writeWarnings(b *strings.Builder, warnings []string) {

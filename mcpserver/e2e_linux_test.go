@@ -14,10 +14,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
@@ -114,11 +116,13 @@ func (w *world) connectWith(env []string, args ...string) *mcp.ClientSession {
 }
 
 // reply is a tool result split the way a model reads it: notifications
-// first (if any), then the result text.
+// first (if any), then the result text; and the structuredContent a
+// harness reads.
 type reply struct {
 	notice  string
 	text    string
 	isError bool
+	data    map[string]any
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) reply {
@@ -129,7 +133,59 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	return toReply(t, res)
+	r := toReply(t, res)
+	r.data = checkStructured(t, cs, tool, res)
+	return r
+}
+
+// outputSchemas are the tools' outputSchemas as each session listed them.
+var outputSchemas sync.Map // *mcp.ClientSession → map[string]*jsonschema.Resolved
+
+// checkStructured checks that every result carries structuredContent valid
+// under the outputSchema its tool lists, as a client that checks it would,
+// and returns it.
+func checkStructured(t *testing.T, cs *mcp.ClientSession, tool string, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	m, ok := outputSchemas.Load(cs)
+	if !ok {
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("list tools: %v", err)
+		}
+		schemas := map[string]*jsonschema.Resolved{}
+		for _, tl := range tools.Tools {
+			if tl.OutputSchema == nil {
+				t.Fatalf("tool %s has no outputSchema", tl.Name)
+			}
+			b, _ := json.Marshal(tl.OutputSchema)
+			var sc jsonschema.Schema
+			if err := json.Unmarshal(b, &sc); err != nil {
+				t.Fatalf("outputSchema of %s: %v", tl.Name, err)
+			}
+			rs, err := sc.Resolve(nil)
+			if err != nil {
+				t.Fatalf("resolve outputSchema of %s: %v", tl.Name, err)
+			}
+			schemas[tl.Name] = rs
+		}
+		m, _ = outputSchemas.LoadOrStore(cs, schemas)
+	}
+	rs := m.(map[string]*jsonschema.Resolved)[tool]
+	if res.StructuredContent == nil {
+		t.Fatalf("%s: no structuredContent", tool)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatalf("%s: structuredContent is not an object: %s", tool, b)
+	}
+	if err := rs.Validate(data); err != nil {
+		t.Fatalf("%s: structuredContent %s does not validate against its outputSchema: %v", tool, b, err)
+	}
+	return data
 }
 
 func toReply(t *testing.T, res *mcp.CallToolResult) reply {
@@ -269,6 +325,18 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 			if s.Properties[p].Description == "" {
 				t.Errorf("%s: property %q missing or undescribed in %s", tool.Name, p, schema)
 			}
+		}		// A client decides from these which calls need the user's consent.
+		a := tool.Annotations
+		readOnly := tool.Name == "bg_tasks" || tool.Name == "bg_logs" || tool.Name == "bg_wait"
+		destructive := tool.Name == "bash" || tool.Name == "bg_kill" || tool.Name == "bg_send"
+		if a == nil || a.ReadOnlyHint != readOnly || (!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) {
+			t.Errorf("%s: annotations %+v, want readOnly %v, destructive %v", tool.Name, a, readOnly, destructive)
+		}
+		out, _ := json.Marshal(tool.OutputSchema)
+		for _, field := range []string{"status", "task_id"} {
+			if tool.Name != "bg_tasks" && !strings.Contains(string(out), `"`+field+`"`) {
+				t.Errorf("%s: outputSchema lacks %q: %s", tool.Name, field, out)
+			}
 		}
 	}
 	for name := range want {
@@ -282,8 +350,15 @@ func TestQuickCommandReturnsPlainOutputAndExitCode(t *testing.T) {
 	w := newWorld(t)
 	cs := w.connect()
 	r := call(t, cs, "bash", map[string]any{"command": `printf '\033[1;31mred\033[0m\n50%%\r100%%\n'; pwd; exit 3`})
-	if r.isError {
-		t.Fatalf("a non-zero exit is a result, not a tool error: %+v", r)
+	if !r.isError {
+		t.Fatalf("a non-zero exit is a failed call (isError), with its output: %+v", r)
+	}
+	if r.data["status"] != "exited" || r.data["exit_code"] != 3.0 || r.data["task_id"] != taskIDIn(t, r.text) ||
+		!strings.Contains(fmt.Sprint(r.data["output"]), "100%\n") || r.data["output_path"] == nil {
+		t.Errorf("structuredContent does not say exited 3 with its output: %v", r.data)
+	}
+	if ok := call(t, cs, "bash", map[string]any{"command": "echo fine"}); ok.isError || ok.data["exit_code"] != 0.0 {
+		t.Errorf("exit 0 should not be an error: %+v", ok)
 	}
 	if !strings.HasPrefix(r.text, "Exit 3 after") {
 		t.Errorf("first line does not give the exit code: %q", r.text)
@@ -325,8 +400,11 @@ func TestPromptComesBackDetachedThenSendAndWait(t *testing.T) {
 	if r.isError || !strings.Contains(r.text, "still running") || !strings.Contains(r.text, "waiting for input") {
 		t.Fatalf("want a detach notice for a prompt, got %+v", r)
 	}
+	if r.data["status"] != "detached" || r.data["wait"] != "prompt" {
+		t.Errorf("structuredContent should say detached waiting at a prompt: %v", r.data)
+	}
 	id := taskIDIn(t, r.text)
-	for _, want := range []string{"Overwrite? [y/N]", "preparing", "bg_send", "bg_logs", "bg_wait", "bg_kill"} {
+	for _, want := range []string{"Overwrite? [y/N]", "preparing", "bg_send", "ANSWER", "bg_wait", "bg_kill"} {
 		if !strings.Contains(r.text, want) {
 			t.Errorf("detach notice lacks %q: %q", want, r.text)
 		}
@@ -336,8 +414,8 @@ func TestPromptComesBackDetachedThenSendAndWait(t *testing.T) {
 		t.Fatalf("bg_send: %+v", r)
 	}
 	r = call(t, cs, "bg_wait", map[string]any{"id": id, "timeout_seconds": 30})
-	if r.isError || !strings.Contains(r.text, "exit 3") || !strings.Contains(r.text, "answered y") {
-		t.Fatalf("bg_wait should report exit 3 and the answer: %+v", r)
+	if !r.isError || !strings.Contains(r.text, "exit 3") || !strings.Contains(r.text, "answered y") || r.data["exit_code"] != 3.0 {
+		t.Fatalf("bg_wait should report exit 3 (a failed command: isError) and the answer: %+v", r)
 	}
 }
 

@@ -18,7 +18,7 @@ const bashDescription = `Run a shell command (bash -c) under hangdog's superviso
 
 Unlike a plain shell tool, this never leaves you blocked: if the command gets stuck, loops, or waits for input (a [y/N] prompt, a password, a pager, an editor), or timeout_seconds passes, the call returns early with the task id, how long it ran, why, and the output so far. The command keeps running in the background; continue with bg_send (answer a prompt), bg_logs, bg_wait or bg_kill. Nothing is killed by a timeout.
 
-Nobody can type into the command, so prefer non-interactive flags (--yes, -y, --no-pager, CI=1). Each call is a fresh shell (cd/export do not persist). Use run_in_background for servers and watchers: the call returns at once with a task id and you are told when the task ends. A result that starts with "⚠ Killed by hangdog watchdog" means hangdog had to kill it: investigate, do not blindly re-run.`
+Nobody can type into the command, so prefer non-interactive flags (--yes, -y, --no-pager, CI=1). Each call is a fresh shell (cd/export do not persist). Use run_in_background for servers and watchers: the call returns at once with a task id and you are told when the task ends. A result that starts with "⚠ Killed by hangdog watchdog" means hangdog had to kill it: investigate, do not blindly re-run. A non-zero exit makes the result an error (isError) whose text still starts with "Exit N after" and shows the output; the structured result has status, exit_code, task_id, output and, for a detached call, wait (what it waits for: prompt, pager, editor, secret, service…).`
 
 const bgTasksDescription = `List hangdog's tasks: running ones first, then recently ended ones, with id, state, exit code, how long they ran and the command. Use it to find a task id for bg_logs, bg_send, bg_wait or bg_kill.`
 
@@ -26,7 +26,7 @@ const bgLogsDescription = `Read a task's output as plain text. With no options: 
 
 const bgSendDescription = `Type text into a running task's terminal, e.g. to answer a prompt. The text is sent exactly as given: end it with a newline ("y\n") to press Enter; "\u0003" is Ctrl-C. Returns the output the task printed right after.`
 
-const bgWaitDescription = `Wait for a task to end and return its exit code and output. If it is still running after timeout_seconds (default 60), returns "still running" with its latest output; the task keeps running. A task hangdog's watchdog killed comes back as an error starting with "⚠ Killed by hangdog watchdog": do not blindly re-run it.`
+const bgWaitDescription = `Wait for a task to end and return its exit code and output. If it is still running after timeout_seconds (default 60), returns "still running" with its latest output; the task keeps running. A non-zero exit is an error result (isError), as for bash. A task hangdog's watchdog killed comes back as an error starting with "⚠ Killed by hangdog watchdog": do not blindly re-run it.`
 
 const bgKillDescription = `Stop a task and every process it started (SIGTERM, then SIGKILL after 5 s). Use it for tasks you no longer need, or that are stuck in a way bg_send cannot fix.`
 

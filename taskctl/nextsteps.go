@@ -40,7 +40,7 @@ func NextSteps(wait, id string, c Calls) string {
 	switch wait {
 	case WaitPrompt:
 		s = fmt.Sprintf("It is waiting for an answer. If you know the right one, type it with %s, then %s; "+
-			"next time give the answer on the command line (--yes, -y, < file).", c.Send(id, "ANSWER\n"), c.Wait(id))
+			"if not, stop it with %s. Next time give the answer on the command line (--yes, -y, < file).", c.Send(id, "ANSWER\n"), c.Wait(id), c.Kill(id))
 	case WaitMenu:
 		s = fmt.Sprintf("It is waiting for a choice. Send the number with %s, then %s; next time choose with a flag.",
 			c.Send(id, "1\n"), c.Wait(id))

@@ -19,7 +19,7 @@ func TestNextStepsFitsTheWait(t *testing.T) {
 		wait      string
 		want, not []string
 	}{
-		{WaitPrompt, []string{"SEND(t4,ANSWER\n)", "WAIT(t4)", "command line"}, nil},
+		{WaitPrompt, []string{"SEND(t4,ANSWER\n)", "WAIT(t4)", "KILL(t4)", "command line"}, nil},
 		{WaitPager, []string{"SEND(t4,q)", "--no-pager", "profile"}, []string{"ANSWER"}},
 		{WaitEditor, []string{"KILL(t4)", "on the command line", "git commit -m"}, []string{"SEND("}},
 		{WaitSecret, []string{"Never send a secret you were not given", "KILL(t4)"}, []string{"SEND("}},
