@@ -325,7 +325,8 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 			if s.Properties[p].Description == "" {
 				t.Errorf("%s: property %q missing or undescribed in %s", tool.Name, p, schema)
 			}
-		}		// A client decides from these which calls need the user's consent.
+		}
+		// A client decides from these which calls need the user's consent.
 		a := tool.Annotations
 		readOnly := tool.Name == "bg_tasks" || tool.Name == "bg_logs" || tool.Name == "bg_wait"
 		destructive := tool.Name == "bash" || tool.Name == "bg_kill" || tool.Name == "bg_send"
