@@ -114,11 +114,25 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		}()
 	}
 
+	prog := newProgress(ctx)
+	progCtx, stopProgress := context.WithCancel(ctx)
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		prog.run(progCtx, id)
+	}()
+	// No progress may follow the call's result.
+	defer func() {
+		stopProgress()
+		<-progDone
+	}()
+
 	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
 			p.out.Write(ev.Output)
+			prog.write(ev.Output)
 		case taskctl.EventWarning:
 			p.warnings = append(p.warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)

@@ -102,9 +102,16 @@ func (w *world) connect(args ...string) *mcp.ClientSession {
 // connectWith is connect with extra environment for the server.
 func (w *world) connectWith(env []string, args ...string) *mcp.ClientSession {
 	w.t.Helper()
+	return w.connectClient(nil, env, args...)
+}
+
+// connectClient is connectWith with the client's options (handlers for
+// what the server sends on its own).
+func (w *world) connectClient(opts *mcp.ClientOptions, env []string, args ...string) *mcp.ClientSession {
+	w.t.Helper()
 	w.extraEnv = env
 	defer func() { w.extraEnv = nil }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command(append([]string{"mcp"}, args...)...)}, nil)
@@ -804,5 +811,65 @@ func TestCancelledCallStopsItsCommand(t *testing.T) {
 	// The session is still usable.
 	if r := call(t, cs, "bash", map[string]any{"command": "echo still-here"}); !strings.Contains(r.text, "still-here") {
 		t.Errorf("after a cancel: %+v", r)
+	}
+}
+
+// A client that sends a progressToken hears how a long call goes: the
+// newest output lines, at most once a second, and nothing after the result.
+func TestLongCallSendsProgressWithTheNewestLines(t *testing.T) {
+	w := newWorld(t)
+	type note struct {
+		at  time.Time
+		msg string
+		val float64
+	}
+	var mu sync.Mutex
+	var notes []note
+	cs := w.connectClient(&mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, note{time.Now(), req.Params.Message, req.Params.Progress})
+		mu.Unlock()
+	}}, nil)
+	params := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "for i in 1 2 3 4; do echo step-$i; sleep 0.8; done"}}
+	params.SetProgressToken("tok-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("bash: %v %+v", err, res)
+	}
+	returned := time.Now()
+	time.Sleep(1500 * time.Millisecond) // a late notification would arrive by now
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) < 2 {
+		t.Fatalf("want progress during a 3 s call, got %d notifications: %+v", len(notes), notes)
+	}
+	for i, n := range notes {
+		if !strings.Contains(n.msg, "step-") || !strings.Contains(n.msg, "untrusted") {
+			t.Errorf("progress %d does not quote the newest output as untrusted: %q", i, n.msg)
+		}
+		if n.at.After(returned) {
+			t.Errorf("progress %d came after the result", i)
+		}
+		if i > 0 {
+			if gap := n.at.Sub(notes[i-1].at); gap < 800*time.Millisecond {
+				t.Errorf("progress %d only %s after the one before: not rate-limited", i, gap)
+			}
+			if n.val <= notes[i-1].val {
+				t.Errorf("progress did not increase: %v then %v", notes[i-1].val, n.val)
+			}
+		}
+	}
+	if last := notes[len(notes)-1].msg; !strings.Contains(last, "step-3") && !strings.Contains(last, "step-4") {
+		t.Errorf("the last progress should show the newest lines: %q", last)
+	}
+	// Without a token, nothing is sent.
+	before := len(notes)
+	mu.Unlock()
+	call(t, cs, "bash", map[string]any{"command": "echo a; sleep 2.2; echo b"})
+	mu.Lock()
+	if len(notes) != before {
+		t.Errorf("progress sent without a progressToken: %+v", notes[before:])
 	}
 }
