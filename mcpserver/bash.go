@@ -52,6 +52,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
 	defer link.Close()
+	s.announceTask(link.TaskID, in.Command)
 	var res toolResult
 	if in.RunInBackground {
 		res = s.startBackground(link, in.Command)

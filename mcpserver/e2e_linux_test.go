@@ -873,3 +873,61 @@ func TestLongCallSendsProgressWithTheNewestLines(t *testing.T) {
 		t.Errorf("progress sent without a progressToken: %+v", notes[before:])
 	}
 }
+
+// Task logs are resources: the template covers any task, the tasks a
+// session starts are listed (with list_changed), and a subscriber hears
+// when one ends and reads its whole output.
+func TestTaskOutputIsAResourceUpdatedWhenTheTaskEnds(t *testing.T) {
+	w := newWorld(t)
+	listChanged := make(chan struct{}, 10)
+	updated := make(chan string, 10)
+	cs := w.connectClient(&mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tmpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "hangdog://tasks/{id}/output" {
+		t.Fatalf("resource templates: %v %+v", err, tmpl)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, cs, "bash", map[string]any{"command": "echo begun; while [ -e go ]; do sleep 0.05; done; echo resource-done", "run_in_background": true})
+	id := r.data["task_id"].(string)
+	uri := "hangdog://tasks/" + id + "/output"
+	select {
+	case <-listChanged:
+	case <-ctx.Done():
+		t.Fatal("no resources/list_changed when a task started")
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || !slices.ContainsFunc(list.Resources, func(r *mcp.Resource) bool { return r.URI == uri }) {
+		t.Fatalf("task %s not listed as a resource: %v %+v", id, err, list)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	w.waitOutput(id, "begun")
+	if err := os.Remove(filepath.Join(w.dir, "go")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no resources/updated when the task ended")
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "begun\nresource-done") {
+		t.Fatalf("read %s: %v %+v", uri, err, res)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hangdog://tasks/t999/output"}); err == nil {
+		t.Error("reading an unknown task's output should fail")
+	}
+}

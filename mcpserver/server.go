@@ -32,6 +32,9 @@ type Server struct {
 
 	mu         sync.Mutex
 	foreground map[string]time.Time // task id → start, of this session's running bash calls
+
+	closed    chan struct{} // closed when Run returns: the session's watchers stop
+	closeOnce sync.Once
 }
 
 // New builds a server and registers its consumer with the event log, so
@@ -55,6 +58,7 @@ func New(cfg Config) (*Server, error) {
 		limit:      cfg.OutputLimit,
 		ephemeral:  ephemeral,
 		foreground: map[string]time.Time{},
+		closed:     make(chan struct{}),
 	}
 	if s.limit <= 0 {
 		s.limit = DefaultOutputLimit
@@ -63,10 +67,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hangdog", Title: "hangdog", Version: version(cfg.Version)},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{
+			Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			// The SDK keeps who subscribed to what; any task's log may be.
+			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		})
 	if err := s.addTools(); err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
+	s.addResources()
 	return s, nil
 }
 
@@ -78,6 +88,7 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	s.closeOnce.Do(func() { close(s.closed) })
 	if s.ephemeral {
 		// A fresh name is never asked for again; its cursor would only pile up.
 		if ferr := s.reg.ForgetConsumer(s.cfg.Consumer); ferr != nil {
