@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 type bashInput struct {
 	Command         string  `json:"command" jsonschema:"the shell command to run with bash -c, e.g. 'npm test' or 'cd web && make build'"`
-	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: the directory the server was started in)"`
+	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: where this session's previous bash call ended, at first the server's directory)"`
 	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default: no limit; hangdog still returns early when the command looks stuck)"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once; you are told when it ends (for servers, watchers, long builds)"`
 }
@@ -43,7 +44,23 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	// command runs without the bad entries, and the agent can tell the user.
 	var warnings strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&warnings, "hangdog: warning: %s\n", msg) }
-	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Warn: warn})
+	// A call with no cwd runs where the session's previous call ended.
+	cwd := in.Cwd
+	if cwd == "" {
+		var gone string
+		if cwd, gone = s.shell.defaultCwd(); gone != "" {
+			warn(gone)
+		}
+	}
+	var env []string
+	var sc *shellCall
+	if !in.RunInBackground {
+		var err error
+		if env, sc, err = s.shell.prepare(os.Environ()); err != nil {
+			return errorResult("hangdog could not run it: %v", err)
+		}
+	}
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Env: env, Warn: warn})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
@@ -57,7 +74,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	if in.RunInBackground {
 		res = s.startBackground(link, in.Command)
 	} else {
-		res = s.runForeground(ctx, link, in)
+		res = s.runForeground(ctx, link, in, sc)
 	}
 	res.text = warnings.String() + res.text
 	if res.task != nil {
@@ -88,7 +105,7 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 // runForeground streams the run until it ends or is detached. The command
 // belongs to this call: if the client cancels the call (or goes away), the
 // command is interrupted, as Ctrl-C would.
-func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput) toolResult {
+func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput, sc *shellCall) toolResult {
 	id := link.TaskID
 	started := time.Now()
 	s.mu.Lock()
@@ -142,6 +159,11 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	})
 	if err != nil {
 		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
+	}
+	if o.Kind == taskctl.Ended {
+		if err := sc.ended(); err != nil {
+			s.logError(err)
+		}
 	}
 	return taskctl.Present[toolResult](o, p)
 }

@@ -24,6 +24,12 @@ type Config struct {
 	// OutputLimit is how much plain text of output a result may carry;
 	// zero means DefaultOutputLimit.
 	OutputLimit int
+	// CarryExports sets the variables a bash call exported again in the
+	// session's later calls, as the cwd always is. Off by default: a
+	// variable set for one command (a token, CI=1, a PATH change) then
+	// silently applies to every later one, which the model may not expect
+	// and the user did not see.
+	CarryExports bool
 	// Version is reported to clients; empty means "dev".
 	Version string
 	// Log receives the server's own problems (stderr for stdio servers);

@@ -931,3 +931,47 @@ func TestTaskOutputIsAResourceUpdatedWhenTheTaskEnds(t *testing.T) {
 		t.Error("reading an unknown task's output should fail")
 	}
 }
+
+// Within a session, cd carries over to the next call as in a terminal;
+// exports only with --carry-exports. The command is not rewritten, so its
+// own exit code, traps and BASH_ENV still hold.
+func TestCwdCarriesBetweenCallsExportsOnlyWhenAsked(t *testing.T) {
+	w := newWorld(t)
+	sub := filepath.Join(w.dir, "sub dir")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	userEnv := filepath.Join(w.dir, "user-bashenv")
+	if err := os.WriteFile(userEnv, []byte("export FROM_USER_BASH_ENV=yes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.connectWith([]string{"BASH_ENV=" + userEnv})
+	if r := call(t, cs, "bash", map[string]any{"command": `trap 'echo own-trap' EXIT; true`}); !strings.Contains(r.text, "own-trap") {
+		t.Fatalf("the command's own EXIT trap should run: %+v", r)
+	}
+	r := call(t, cs, "bash", map[string]any{"command": `cd "sub dir" && export CARRIED=1; exit 4`})
+	if r.data["exit_code"] != 4.0 {
+		t.Fatalf("the command's own exit code should hold: %+v", r)
+	}
+	real, _ := filepath.EvalSymlinks(sub)
+	r = call(t, cs, "bash", map[string]any{"command": `pwd; echo "carried=${CARRIED-unset} user=${FROM_USER_BASH_ENV-unset}"; bash -c 'echo nested=$HANGDOG_SHELL_TRAP'; cd /`})
+	if !strings.Contains(r.text, real+"\n") {
+		t.Errorf("cd did not carry over: %q (want %s)", r.text, real)
+	}
+	if !strings.Contains(r.text, "carried=unset user=yes") {
+		t.Errorf("exports carried without --carry-exports, or the user's BASH_ENV not read: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd"}); !strings.Contains(r.text, "\n/\n") && !strings.HasSuffix(r.text, "\n/") {
+		t.Errorf("the last cd / did not carry over: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd", "cwd": w.dir}); !strings.Contains(r.text, w.dir) {
+		t.Errorf("an explicit cwd should win: %q", r.text)
+	}
+
+	opted := w.connect("--carry-exports")
+	call(t, opted, "bash", map[string]any{"command": `cd "sub dir"; export CARRIED='a b'`})
+	r = call(t, opted, "bash", map[string]any{"command": `echo "carried=${CARRIED-unset}"; pwd`})
+	if !strings.Contains(r.text, "carried=a b") || !strings.Contains(r.text, real) {
+		t.Errorf("with --carry-exports the export and the cwd should carry: %q", r.text)
+	}
+}

@@ -33,6 +33,7 @@ type Server struct {
 	mu         sync.Mutex
 	foreground map[string]time.Time // task id → start, of this session's running bash calls
 
+	shell     *shellState   // the session's cwd (and exports) between bash calls
 	closed    chan struct{} // closed when Run returns: the session's watchers stop
 	closeOnce sync.Once
 }
@@ -63,7 +64,13 @@ func New(cfg Config) (*Server, error) {
 	if s.limit <= 0 {
 		s.limit = DefaultOutputLimit
 	}
+	shell, err := newShellState(cfg.CarryExports)
+	if err != nil {
+		return nil, err
+	}
+	s.shell = shell
 	if err := s.deliveries.register(); err != nil {
+		shell.close()
 		return nil, err
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hangdog", Title: "hangdog", Version: version(cfg.Version)},
@@ -88,7 +95,10 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
-	s.closeOnce.Do(func() { close(s.closed) })
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.shell.close()
+	})
 	if s.ephemeral {
 		// A fresh name is never asked for again; its cursor would only pile up.
 		if ferr := s.reg.ForgetConsumer(s.cfg.Consumer); ferr != nil {
