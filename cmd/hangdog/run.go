@@ -136,6 +136,9 @@ type runReport struct {
 	// included in OutputBytes and in what the caller got.
 	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
 	Reason              string `json:"reason,omitempty"`
+	// Wait is what a detached run waits for (prompt, pager, editor,
+	// secret, service…), so a harness can fit its next step to it.
+	Wait string `json:"wait,omitempty"`
 }
 
 func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
@@ -234,6 +237,7 @@ func (p *runPresenter) Detached(o taskctl.Outcome) error {
 	d := o.Detach
 	p.report.Status = "detached"
 	p.report.Reason = d.Reason
+	p.report.Wait = d.Wait
 	if !p.f.json {
 		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n  %s\n",
 			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, taskctl.NextSteps(d.Wait, d.TaskID, cliCalls{}))
