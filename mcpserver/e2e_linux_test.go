@@ -975,3 +975,25 @@ func TestCwdCarriesBetweenCallsExportsOnlyWhenAsked(t *testing.T) {
 		t.Errorf("with --carry-exports the export and the cwd should carry: %q", r.text)
 	}
 }
+
+// The footer is fitted to what the command waits for: a pager is quit with
+// q (and turned off next time), never answered with "y".
+func TestPagerDetachAdvisesQuittingIt(t *testing.T) {
+	w := newWorld(t)
+	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": `seq 1 500 | less`})
+	if r.data["status"] != "detached" || r.data["wait"] != "pager" {
+		t.Fatalf("want less detached as a pager: %v %q", r.data, r.text)
+	}
+	id := r.data["task_id"].(string)
+	defer call(t, cs, "bg_kill", map[string]any{"id": id})
+	for _, want := range []string{`bg_send {"id": "` + id + `", "text": "q"}`, "--no-pager"} {
+		if !strings.Contains(r.text, want) {
+			t.Errorf("pager footer lacks %q: %q", want, r.text)
+		}
+	}
+	if strings.Contains(r.text, `y\n`) || strings.Contains(r.text, "ANSWER") {
+		t.Errorf("pager footer offers typing an answer: %q", r.text)
+	}
+}
