@@ -60,7 +60,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 			return errorResult("hangdog could not run it: %v", err)
 		}
 	}
-	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Env: env, Warn: warn})
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Env: env, Warn: warn, Owner: s.Consumer()})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}

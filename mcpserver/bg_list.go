@@ -16,7 +16,7 @@ import (
 )
 
 type bgTasksInput struct {
-	All bool `json:"all,omitempty" jsonschema:"list every ended task too, not only the 15 most recent"`
+	All bool `json:"all,omitempty" jsonschema:"list every session's tasks and every ended one, not only this session's and the 15 most recently ended"`
 }
 
 type taskIDInput struct {
@@ -57,6 +57,9 @@ func (s *Server) bgTasks(ctx context.Context, in bgTasksInput) toolResult {
 	if err != nil {
 		return errorResult("%v", err)
 	}
+	if !in.All {
+		tasks = bgtasks.Scope{Owner: s.Consumer()}.Tasks(tasks)
+	}
 	now := time.Now()
 	var b strings.Builder
 	list := &tasksOutput{Tasks: []taskInfo{}}
@@ -76,6 +79,9 @@ func (s *Server) bgTasks(ctx context.Context, in bgTasksInput) toolResult {
 		fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", t.ID, taskState(t), t.Mode, taskctl.Spoken.Format(t.Duration(now)), commandLabel(t.Command))
 	}
 	if shown == 0 {
+		if !in.All {
+			return toolResult{text: "No tasks of this session yet; {\"all\": true} lists every session's.", tasks: list}
+		}
 		return toolResult{text: "No tasks yet.", tasks: list}
 	}
 	if hidden := ended - recentEnded; !in.All && hidden > 0 {

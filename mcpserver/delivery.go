@@ -40,6 +40,7 @@ const (
 type deliveries struct {
 	reg      *bgtasks.Registry
 	consumer string
+	scope    bgtasks.Scope // the session's own news: the tasks it started
 
 	mu      sync.Mutex
 	durable int64              // the cursor as this session last wrote it
@@ -48,7 +49,7 @@ type deliveries struct {
 }
 
 func newDeliveries(reg *bgtasks.Registry, consumer string) *deliveries {
-	return &deliveries{reg: reg, consumer: consumer, state: map[int64]seqState{}, claims: map[string][]int64{}}
+	return &deliveries{reg: reg, consumer: consumer, scope: bgtasks.Scope{Owner: consumer}, state: map[int64]seqState{}, claims: map[string][]int64{}}
 }
 
 // register makes the consumer known to the event log, so that events from
@@ -74,6 +75,12 @@ func (d *deliveries) take(key string) ([]bgtasks.Event, error) {
 			continue
 		}
 		if st := d.state[e.Seq]; st == seqInFlight || st == seqWritten {
+			continue
+		}
+		if !d.scope.SeesEvent(e) {
+			// Another session's news: never this session's to tell, and
+			// passed over by the cursor with the next written result.
+			d.state[e.Seq] = seqWritten
 			continue
 		}
 		d.state[e.Seq] = seqInFlight

@@ -453,12 +453,13 @@ func TestWatchdogKillIsAnErrorStartingWithItsLine(t *testing.T) {
 	if !strings.Contains(r.text, "started") {
 		t.Errorf("output before the kill is missing: %q", r.text)
 	}
-	// The session that ran it is not told again; another session is.
+	// The session that ran it is not told again, and another session's
+	// agent is told nothing: the task was not its own.
 	if r := call(t, forced, "bg_tasks", nil); strings.Contains(r.notice, "killed") {
 		t.Errorf("own kill repeated as a notification: %q", r.notice)
 	}
-	if r := call(t, cs, "bg_tasks", nil); !strings.Contains(r.notice, "was killed") || !strings.Contains(r.notice, "⚠ Killed by hangdog watchdog") {
-		t.Errorf("the other session was not told of the kill: %q", r.notice)
+	if r := call(t, cs, "bg_tasks", nil); r.notice != "" {
+		t.Errorf("another session was told of a task it did not start: %q", r.notice)
 	}
 }
 
@@ -580,7 +581,9 @@ func TestEventIsDeliveredAgainWhenTheServerDiesBeforeWritingIt(t *testing.T) {
 	const consumer = "harness-1"
 	first := w.rawSession("--consumer", consumer)
 
-	start := w.command("bg", "run", "--", "sh", "-c", "echo survived; exit 5")
+	// The harness runs the task in its own session, which the restarted
+	// server (same --consumer) continues.
+	start := w.command("bg", "run", "--session", consumer, "--", "sh", "-c", "echo survived; exit 5")
 	out, err := start.Output()
 	if err != nil {
 		t.Fatalf("bg run: %v", err)
@@ -616,30 +619,54 @@ func TestEventIsDeliveredAgainWhenTheServerDiesBeforeWritingIt(t *testing.T) {
 	}
 }
 
-func TestTwoSessionsEachGetEveryEventOnce(t *testing.T) {
+// TestSessionsSeeOnlyTheirOwnTasksAndNews runs two MCP sessions at once,
+// each starting a background task: each lists and is told of its own alone,
+// once; a third asking for all lists both, and a harness's task started from
+// the CLI in a session's name (--session) is that session's.
+func TestSessionsSeeOnlyTheirOwnTasksAndNews(t *testing.T) {
 	w := newWorld(t)
-	a, b := w.connect(), w.connect()
-	// Both have registered before the events happen; the tasks come from
-	// outside, so no earlier result of either session carries an event.
-	var ids []string
-	for i := range 2 {
-		out, err := w.command("bg", "run", "--", "echo", fmt.Sprintf("job%d", i)).Output()
-		if err != nil {
-			t.Fatalf("bg run: %v", err)
-		}
-		ids = append(ids, strings.TrimSpace(string(out)))
+	a, b := w.connect("--consumer", "sess-a"), w.connect("--consumer", "sess-b")
+	ids := map[string]string{}
+	news := map[string]string{} // every notice a session got, in order
+	for name, cs := range map[string]*mcp.ClientSession{"a": a, "b": b} {
+		r := call(t, cs, "bash", map[string]any{"command": "echo job-" + name, "run_in_background": true})
+		ids[name] = taskIDIn(t, r.text)
+		news[name] += r.notice
 	}
-	seqs := []int64{w.endEvent(ids[0]).Seq, w.endEvent(ids[1]).Seq}
+	out, err := w.command("bg", "run", "--session", "sess-a", "--", "echo", "harness-job").Output()
+	if err != nil {
+		t.Fatalf("bg run --session: %v", err)
+	}
+	ids["a-cli"] = strings.TrimSpace(string(out))
+	for _, id := range ids {
+		w.endEvent(id)
+	}
+	own := map[string][]string{"a": {ids["a"], ids["a-cli"]}, "b": {ids["b"]}}
+	other := map[string][]string{"a": {ids["b"]}, "b": {ids["a"], ids["a-cli"]}}
 	for name, cs := range map[string]*mcp.ClientSession{"a": a, "b": b} {
 		r := call(t, cs, "bg_tasks", nil)
-		for i, seq := range seqs {
-			tag := fmt.Sprintf("#%d Background task %s", seq, ids[i])
-			if strings.Count(r.notice, tag) != 1 {
-				t.Errorf("session %s: want %q once in %q", name, tag, r.notice)
+		news[name] += r.notice
+		for _, id := range own[name] {
+			if tag := "Background task " + id + " "; strings.Count(news[name], tag) != 1 {
+				t.Errorf("session %s: want %q once in its news %q", name, tag, news[name])
+			}
+			if !strings.Contains(r.text, id+" ") {
+				t.Errorf("session %s: its task %s is not listed:\n%s", name, id, r.text)
+			}
+		}
+		for _, id := range other[name] {
+			if strings.Contains(news[name], "task "+id+" ") || strings.Contains(r.text, id+" ") {
+				t.Errorf("session %s sees the other session's task %s:\nnews %q\nlist %s", name, id, news[name], r.text)
 			}
 		}
 		if r := call(t, cs, "bg_tasks", nil); r.notice != "" {
-			t.Errorf("session %s got events twice: %q", name, r.notice)
+			t.Errorf("session %s got news twice: %q", name, r.notice)
+		}
+	}
+	all := call(t, w.connect(), "bg_tasks", map[string]any{"all": true})
+	for _, id := range ids {
+		if !strings.Contains(all.text, id+" ") {
+			t.Errorf("bg_tasks {all: true} does not list %s:\n%s", id, all.text)
 		}
 	}
 }

@@ -141,6 +141,10 @@ class Runner:
             "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
             "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
             "GIT_CONFIG_NOSYSTEM": "1",
+            # The corpora measure the judge: without --profile the agent
+            # profile (no pagers, editors that fail, end of input for a read
+            # with no prompt) does not prevent the waits they are made of.
+            "HANGDOG_TASKS_AGENTPROFILE": "true" if self.a.profile else "false",
         }
         e.update({k: str(v) for k, v in (s.get("env") or {}).items()})
         return e
@@ -459,6 +463,7 @@ def main():
                     help="input scenarios with the short check timings, with the default ones (first check "
                          "after minutes, so only the input rule can act in time), or both (default)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dirs (their path is printed)")
+    ap.add_argument("--profile", action="store_true", help="run with the agent profile on, as agents' calls run by default (it prevents many of the corpora's waits)")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):

@@ -224,7 +224,7 @@ func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
 		}
 		return time.Since(t0), out
 	}
-	// The hook's inputWaitSec (4 s) against the user's own 8 s, which wins.
+	// The default inputWaitSec (3 s) against the user's own 8 s, which wins.
 	hooks, _ := prompt()
 	users, out := prompt("HANGDOG_WATCHDOG_INPUTWAITSEC=8")
 	if users < 7500*time.Millisecond || hooks > users-1500*time.Millisecond {

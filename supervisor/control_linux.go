@@ -202,10 +202,9 @@ func (s *supervisor) detach(reason, wait string) (proto.Detach, error) {
 		OutputBytes: s.written.Load(),
 		Wait:        wait,
 	}
-	if _, err := s.reg.AppendEvent(bgtasks.Event{
-		Kind: bgtasks.EventDetached, TaskID: meta.ID, Command: meta.Command,
-		DurationMS: d.ElapsedMS, Reason: reason, Tail: d.Tail,
-	}); err != nil {
+	ev := meta.Event(bgtasks.EventDetached)
+	ev.DurationMS, ev.Reason, ev.Tail = d.ElapsedMS, reason, d.Tail
+	if _, err := s.reg.AppendEvent(ev); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
 	b, _ := json.Marshal(d)

@@ -125,11 +125,9 @@ func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
 		kind = bgtasks.EventKilled
 	}
 	code := res.ExitCode
-	ev := bgtasks.Event{
-		Kind: kind, TaskID: meta.ID, Command: meta.Command, ExitCode: &code, Signal: res.Signal,
-		DurationMS: res.Ended.Sub(meta.Started).Milliseconds(), Reason: res.Reason,
-		Tail: s.lastLines(),
-	}
+	ev := meta.Event(kind)
+	ev.ExitCode, ev.Signal = &code, res.Signal
+	ev.DurationMS, ev.Reason, ev.Tail = res.Ended.Sub(meta.Started).Milliseconds(), res.Reason, s.lastLines()
 	if _, err := s.reg.AppendEvent(ev); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/agentprofile"
 	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
@@ -24,6 +25,11 @@ func (s *supervisor) startCommand(slave *os.File) (int, error) {
 	// The caller's environment reached this process through exec, never
 	// through a file: it may hold API keys.
 	env := append(os.Environ(), "HANGDOG_TASK_ID="+s.meta.ID)
+	if s.spec.AgentProfile {
+		// Here, not in the caller: a run's supervisor is started before
+		// its caller has read the settings that say whether it applies.
+		env = agentprofile.Apply(env)
+	}
 	if !hasEnv(env, "TERM") {
 		env = append(env, "TERM=xterm-256color")
 	}

@@ -46,6 +46,10 @@ type supervisor struct {
 	reg  *bgtasks.Registry
 	spec proto.Spec
 
+	// stdinEnded: end of input was sent once (endStdin); the check loop
+	// alone reads and sets it.
+	stdinEnded bool
+
 	master *os.File
 	output *os.File
 	// resultFile is where the result goes; nil if it could not be made.

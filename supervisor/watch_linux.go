@@ -106,7 +106,7 @@ func (s *supervisor) watch(ctx context.Context) {
 		}); err == nil {
 			s.sendFrame(proto.FrameVerdict, vb)
 		}
-		if d.Act {
+		if d.Act && !s.endStdin(d) {
 			s.act(d, obs)
 		}
 	}
@@ -207,10 +207,9 @@ func (s *supervisor) act(d watchdog.Decision, obs watchdog.Observation) {
 	case watchdog.ActionWarn:
 		msg := "watchdog warning for " + s.meta.ID + ": " + d.Reason
 		s.sendFrame(proto.FrameWarning, []byte(msg))
-		if _, err := s.reg.AppendEvent(bgtasks.Event{
-			Kind: bgtasks.EventWarning, TaskID: s.meta.ID, Command: s.meta.Command,
-			DurationMS: obs.Now.Sub(s.meta.Started).Milliseconds(), Reason: d.Reason,
-		}); err != nil {
+		ev := s.meta.Event(bgtasks.EventWarning)
+		ev.DurationMS, ev.Reason = obs.Now.Sub(s.meta.Started).Milliseconds(), d.Reason
+		if _, err := s.reg.AppendEvent(ev); err != nil {
 			fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 		}
 	}

@@ -32,8 +32,14 @@ type Request struct {
 	// are its size (0: the supervisor's 24×80).
 	Interactive bool
 	Rows, Cols  uint16
-	// Env is the command's environment; nil is this process's.
+	// Env is the command's environment; nil is this process's. A caller
+	// nobody is at (not Interactive) gets the agent profile on top of it,
+	// unless tasks.agentProfile is off (Spec.AgentProfile).
 	Env []string
+	// Owner is the session starting the task: an MCP session, a hook's
+	// session, `--session NAME`; "" for nobody. It decides who sees the
+	// task and hears of its end (bgtasks.Scope).
+	Owner string
 	// Warn is told what is wrong with the settings but does not stop the
 	// command (a bad entry left out, a remote model that cannot be used),
 	// one message at a time; nil writes them to stderr.
@@ -106,6 +112,11 @@ func Resolve(req Request) (Spec, error) {
 	if spec.Env == nil {
 		spec.Env = os.Environ()
 	}
+	// The supervisor applies the profile to the environment it was started
+	// with (a run's is started before the settings are read).
+	spec.AgentProfile = !req.Interactive && st.AgentProfile()
+	spec.Owner = req.Owner
+	spec.Project = bgtasks.ProjectOf(abs)
 	spec.Mode = req.Mode
 	if spec.Mode == "" {
 		spec.Mode = bgtasks.Foreground

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/procusage"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
@@ -32,6 +34,7 @@ const (
 
 func newBgLsCmd() *cobra.Command {
 	var asJSON, all bool
+	var session string
 	cmd := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -39,11 +42,16 @@ func newBgLsCmd() *cobra.Command {
 		Long: `List tasks as a table: ID, STATE (starting, running, exited, killed, lost),
 MODE (foreground: a caller is waiting; background: nobody is), when it STARTED,
 its DURATION so far or in total, its EXIT code (128+N when signal N ended it;
-"-" while running, "?" when lost) and the COMMAND, cut to fit the terminal.
+"-" while running, "?" when lost), for a running task the CPU time and the
+resident memory (MEM) of every process it runs now, and the COMMAND, cut to
+fit the terminal.
 
-Running tasks come first, newest first, then the 20 most recently ended ones;
---all lists every ended task. A task whose supervisor died without recording a
-result is shown as lost; its output is kept.
+It lists the tasks of this call's session (--session, $HANGDOG_SESSION) or,
+without one, of this directory's project (its git top level, else the
+directory); --all lists everyone's. Running tasks come first, newest first,
+then the 20 most recently ended ones (--all: every ended task). A task whose
+supervisor died without recording a result is shown as lost; its output is
+kept.
 
 --json prints the same tasks as a JSON array of objects with every recorded
 field: "state" is the current state, "duration_ms" the duration, and
@@ -57,20 +65,25 @@ field: "state" is the current state, "duration_ms" the duration, and
 			if err != nil {
 				return err
 			}
+			scope, err := callerScope(session, all)
+			if err != nil {
+				return err
+			}
 			tasks, err := reg.List()
 			if err != nil {
 				return err
 			}
-			shown, hidden := recentTasks(tasks, all)
+			shown, hidden := recentTasks(scope.Tasks(tasks), all)
+			usage := treeUsage(cmd.Context(), shown)
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return writeTasksJSON(out, shown, time.Now())
+				return writeTasksJSON(out, shown, usage, time.Now())
 			}
 			if len(shown) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "no tasks; start one with `hangdog bg run -- COMMAND`")
 				return nil
 			}
-			writeTaskTable(out, shown, terminalColumns(out), time.Now())
+			writeTaskTable(out, shown, usage, terminalColumns(out), time.Now())
 			if hidden > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%d older ended tasks not shown; `hangdog bg ls --all` lists them\n", hidden)
 			}
@@ -78,7 +91,8 @@ field: "state" is the current state, "duration_ms" the duration, and
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array instead of a table")
-	cmd.Flags().BoolVarP(&all, "all", "a", false, fmt.Sprintf("list every ended task, not only the %d most recent", lsRecentEnded))
+	cmd.Flags().BoolVarP(&all, "all", "a", false, fmt.Sprintf("list every session's and project's tasks, and every ended one, not only the %d most recent", lsRecentEnded))
+	addSessionFlag(cmd, &session)
 	return cmd
 }
 
@@ -105,12 +119,24 @@ type taskJSON struct {
 	*bgtasks.Task
 	State      bgtasks.State `json:"state"`
 	DurationMS int64         `json:"duration_ms"`
+	Usage      *usageJSON    `json:"usage,omitempty"` // running tasks only
 }
 
-func writeTasksJSON(w io.Writer, tasks []*bgtasks.Task, now time.Time) error {
+// usageJSON is what a running task's processes cost now.
+type usageJSON struct {
+	Procs    int    `json:"procs"`
+	CPUMS    int64  `json:"cpu_ms"`
+	RSSBytes uint64 `json:"rss_bytes"`
+}
+
+func writeTasksJSON(w io.Writer, tasks []*bgtasks.Task, usage map[string]procusage.Usage, now time.Time) error {
 	views := make([]taskJSON, 0, len(tasks))
 	for _, t := range tasks {
-		views = append(views, taskJSON{Task: t, State: t.State(), DurationMS: t.Duration(now).Milliseconds()})
+		v := taskJSON{Task: t, State: t.State(), DurationMS: t.Duration(now).Milliseconds()}
+		if u, ok := usage[t.ID]; ok {
+			v.Usage = &usageJSON{Procs: u.Procs, CPUMS: u.CPU.Milliseconds(), RSSBytes: u.RSS}
+		}
+		views = append(views, v)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -134,13 +160,17 @@ func terminalColumns(w io.Writer) int {
 // writeTaskTable prints the `bg ls` table. On a terminal of termCols columns
 // the command gets what is left of the row; elsewhere (termCols 0) it is cut
 // at lsCommandWidth.
-func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, termCols int, now time.Time) {
-	header := []string{"ID", "STATE", "MODE", "STARTED", "DURATION", "EXIT"}
+func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, usage map[string]procusage.Usage, termCols int, now time.Time) {
+	header := []string{"ID", "STATE", "MODE", "STARTED", "DURATION", "EXIT", "CPU", "MEM"}
 	rows := make([][]string, 0, len(tasks))
 	for _, t := range tasks {
+		cpu, mem := "-", "-"
+		if u, ok := usage[t.ID]; ok {
+			cpu, mem = taskctl.Compact.Format(u.CPU), bytesText(u.RSS)
+		}
 		rows = append(rows, []string{
 			t.ID, stateText(t), string(t.Mode), startedText(t.Started, now),
-			taskctl.Compact.Format(t.Duration(now)), exitText(t),
+			taskctl.Compact.Format(t.Duration(now)), exitText(t), cpu, mem,
 		})
 	}
 	widths := make([]int, len(header))
@@ -191,6 +221,38 @@ func startedText(t, now time.Time) string {
 		return t.Format("Jan 02 15:04")
 	default:
 		return t.Format("2006-01-02")
+	}
+}
+
+// treeUsage reads what each running task's processes cost now, by task id,
+// reading the process table once, and only when a running task is shown.
+func treeUsage(ctx context.Context, tasks []*bgtasks.Task) map[string]procusage.Usage {
+	usage := map[string]procusage.Usage{}
+	var table *procusage.Table
+	for _, t := range tasks {
+		if t.State().Ended() || t.SupervisorPID == 0 {
+			continue
+		}
+		if table == nil {
+			var err error
+			if table, err = procusage.Read(ctx); err != nil {
+				return usage // a listing without costs is still a listing
+			}
+		}
+		usage[t.ID] = table.Tree(ctx, t.SupervisorPID)
+	}
+	return usage
+}
+
+// bytesText is a size in the units ps and top use: 980K, 12.3M, 1.2G.
+func bytesText(n uint64) string {
+	switch {
+	case n < 1<<20:
+		return strconv.FormatUint(n>>10, 10) + "K"
+	case n < 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + "M"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "G"
 	}
 }
 

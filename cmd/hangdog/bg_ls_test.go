@@ -139,7 +139,7 @@ func TestBgLsTable(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("want a header and 3 rows, got:\n%s", o.stdout)
 	}
-	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID STATE MODE STARTED DURATION EXIT COMMAND" {
+	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID STATE MODE STARTED DURATION EXIT CPU MEM COMMAND" {
 		t.Fatalf("header %q", lines[0])
 	}
 	wantRows := [][]string{
@@ -240,7 +240,7 @@ func TestBgLsTableCountsWideCharactersAsTwoCells(t *testing.T) {
 		{Meta: bgtasks.Meta{ID: "t2", Command: "ls", State: bgtasks.Running, Mode: bgtasks.Background, Started: now}},
 	}
 	var b strings.Builder
-	writeTaskTable(&b, tasks, 0, now)
+	writeTaskTable(&b, tasks, nil, 0, now)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	cmdCol := strings.Index(lines[0], "COMMAND")
 	wide := lines[1][cmdCol:]

@@ -23,7 +23,8 @@ import (
 func init() { registerCommand(newEventsCmd) }
 
 func newEventsCmd() *cobra.Command {
-	var follow, asJSON bool
+	var follow, asJSON, all bool
+	var session string
 	var since int64
 	var consumer string
 	var wait time.Duration
@@ -45,6 +46,11 @@ one); a new consumer starts at the current end of the log. With --wait D it
 blocks up to D until such an event arrives — for a harness hook that must wake
 an agent when its background work finishes.
 
+It shows the events of this call's session (--session, $HANGDOG_SESSION) or,
+without one, of this directory's project (its git top level, else the
+directory); --all shows everyone's. A consumer skips the others' events
+for good: its cursor moves past them.
+
 --since SEQ prints only events after #SEQ; --follow keeps printing new events
 as they happen until interrupted; --json prints each event as one JSON object
 per line, with the output tail it carries.`,
@@ -62,12 +68,21 @@ per line, with the output tail it carries.`,
 			if err != nil {
 				return err
 			}
+			scope, err := callerScope(session, all)
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
-			emit := func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) }
+			emit := func(e bgtasks.Event) error {
+				if !scope.SeesEvent(e) {
+					return nil
+				}
+				return writeEvent(out, e, asJSON)
+			}
 			if consumer != "" {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				return deliverEvents(ctx, reg, consumer, wait, emit)
+				return deliverEvents(ctx, reg, consumer, wait, scope, emit)
 			}
 			if wait != 0 {
 				return errors.New("--wait needs --consumer NAME: it waits for events that consumer has not seen")
@@ -98,12 +113,15 @@ per line, with the output tail it carries.`,
 	cmd.Flags().Int64Var(&since, "since", 0, "print only events after this event number")
 	cmd.Flags().StringVar(&consumer, "consumer", "", "print the events this consumer has not been given yet, and mark them delivered")
 	cmd.Flags().DurationVar(&wait, "wait", 0, "with --consumer: wait up to this long for an undelivered event")
+	cmd.Flags().BoolVarP(&all, "all", "a", false, "show every session's and project's events")
+	addSessionFlag(cmd, &session)
 	return cmd
 }
 
-// deliverEvents writes a consumer's undelivered events, waiting up to wait
-// for the first, and moves its cursor only after they are written.
-func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, emit func(bgtasks.Event) error) error {
+// deliverEvents writes a consumer's undelivered events in scope, waiting up
+// to wait for the first, and moves its cursor only after they are written
+// (past the events out of scope too, which it never writes).
+func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, scope bgtasks.Scope, emit func(bgtasks.Event) error) error {
 	deadline := time.Now().Add(wait)
 	for {
 		// Under the consumer's lock from reading to moving the cursor, so
@@ -114,8 +132,8 @@ func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, 
 			if err != nil || len(evs) == 0 {
 				return err
 			}
-			delivered = true
-			for _, e := range evs {
+			for _, e := range scope.Events(evs) {
+				delivered = true
 				if err := emit(e); err != nil {
 					return err
 				}

@@ -26,13 +26,15 @@ func init() { registerCommand(newRunCmd) }
 
 // taskFlags are the flags every command that starts a task shares.
 type taskFlags struct {
-	cwd  string
-	sets []string
+	cwd     string
+	sets    []string
+	session string
 }
 
 func (f *taskFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "directory to run the command in (default: the current one)")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a setting for this run, e.g. --set watchdog.action=kill (repeatable)")
+	addSessionFlag(cmd, &f.session)
 }
 
 type runFlags struct {
@@ -105,7 +107,11 @@ func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, err
 	if err != nil {
 		return taskctl.Spec{}, err
 	}
-	req := taskctl.Request{Argv: args, Cwd: f.cwd, Mode: mode, Sets: sets}
+	owner, err := callerSession(f.session)
+	if err != nil {
+		return taskctl.Spec{}, err
+	}
+	req := taskctl.Request{Argv: args, Cwd: f.cwd, Mode: mode, Sets: sets, Owner: owner}
 	req.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
 	req.Rows, req.Cols = terminalSize()
 	return taskctl.Resolve(req)

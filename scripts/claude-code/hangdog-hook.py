@@ -76,7 +76,7 @@ AGENT_ENV = {
     "GIT_TERMINAL_PROMPT": "0", "DEBIAN_FRONTEND": "noninteractive",
     "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
 }
-DEFAULT_SET = "watchdog.firstCheckMin=0.1 watchdog.intervalMin=0.05 watchdog.inputWaitSec=4"
+DEFAULT_SET = "watchdog.firstCheckMin=0.1 watchdog.intervalMin=0.05"
 PROMPT_LINE = re.compile(r"(\?|:|>|\]|\))\s*$")
 
 # Why a task was detached -> what kind of wait it is. Only "time" and
@@ -151,7 +151,9 @@ class Session:
 
 
 def all_events(since):
-    out = hangdog("events", "--json", "--since", str(since)) or ""
+    # --all: hangdog would keep to this process's project; the session's
+    # record below says which tasks are its own.
+    out = hangdog("events", "--json", "--all", "--since", str(since)) or ""
     events = []
     for line in out.splitlines():
         try:
@@ -558,6 +560,9 @@ def run_main(argv):
     command = argv[i + 1]
     sid = opts.get("session", "default")
     env = dict(os.environ)
+    # The task is this Claude Code session's: `hangdog bg ls --session
+    # claude-ID` lists it, and other sessions are not told of it.
+    env["HANGDOG_SESSION"] = "claude-" + session_key(sid)
     if (os.environ.get("HANGDOG_AGENT_PROFILE") or "").lower() not in ("off", "0", "false", "no"):
         env.update(AGENT_ENV)
     own_env_file = None
@@ -696,7 +701,7 @@ def waitable(sid):
     if not mine:
         return []
     try:
-        tasks = json.loads(hangdog("bg", "ls", "--json") or "[]")
+        tasks = json.loads(hangdog("bg", "ls", "--json", "--all") or "[]")
     except ValueError:
         return []
     out = []

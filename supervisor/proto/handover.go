@@ -27,6 +27,15 @@ type Spec struct {
 	// KeepEnded is how long ended tasks are kept (tasks.keepDays); the
 	// supervisor removes older ones once its own task has ended.
 	KeepEnded time.Duration `json:"keep_ended"`
+	// Owner is the session that starts the task ("" for nobody) and
+	// Project the directory it belongs to (bgtasks.Scope).
+	Owner   string `json:"owner,omitempty"`
+	Project string `json:"project,omitempty"`
+	// AgentProfile: nobody is at the terminal and tasks.agentProfile is
+	// on, so the command gets the agent profile's environment, and a read
+	// of the terminal with no prompt gets end of input, as under a pipe,
+	// instead of a detach.
+	AgentProfile bool `json:"agent_profile,omitempty"`
 }
 
 // Handover is what a caller gives its prestarted supervisor: the registered
