@@ -65,7 +65,9 @@ func indent(text, prefix string) string {
 
 // nextSteps tells the model what it can do with a task that is still
 // running, fitted to what it waits for, with calls it can copy.
-func nextSteps(wait, id string) string { return taskctl.NextSteps(wait, id, agentCalls{}) }
+func nextSteps(wait, id string) string {
+	return taskctl.NextSteps(wait, id, agentCalls{}) + " Its end is also reported at the top of a later tool result."
+}
 
 // agentCalls are the tool calls a model makes on a task.
 type agentCalls struct{}

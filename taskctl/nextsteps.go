@@ -34,7 +34,7 @@ const (
 
 // NextSteps says what to do with task id, detached while it waited for wait
 // (a wait kind, or "" when nothing was seen waiting), in calls c writes.
-// It ends with how the task's end is reported.
+// How the task's end reaches the reader is each front end's to add.
 func NextSteps(wait, id string, c Calls) string {
 	var s string
 	switch wait {
@@ -72,5 +72,5 @@ func NextSteps(wait, id string, c Calls) string {
 		s = fmt.Sprintf("It keeps running. Next: read new output with %s; if it asks for something, type the answer with %s; "+
 			"wait for it with %s; stop it with %s.", c.Logs(id), c.Send(id, "ANSWER\n"), c.Wait(id), c.Kill(id))
 	}
-	return s + " Its end is reported to you when it comes."
+	return s
 }
