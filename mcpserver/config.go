@@ -30,6 +30,13 @@ type Config struct {
 	// silently applies to every later one, which the model may not expect
 	// and the user did not see.
 	CarryExports bool
+	// Structured gives every tool an outputSchema and every result its
+	// fields as structuredContent. Off by default: Claude Code and Codex
+	// show a result's structuredContent to the model in place of its text
+	// when it has one (e2e/claudecode and e2e/codex saw the JSON, without
+	// the notifications and next steps), so it is for harnesses that read
+	// the fields.
+	Structured bool
 	// Version is reported to clients; empty means "dev".
 	Version string
 	// Log receives the server's own problems (stderr for stdio servers);

@@ -114,6 +114,10 @@ func (w *world) connectClient(opts *mcp.ClientOptions, env []string, args ...str
 	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if !slices.Contains(args, "--structured=false") {
+		// Every call's structuredContent is checked against its schema.
+		args = append([]string{"--structured"}, args...)
+	}
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command(append([]string{"mcp"}, args...)...)}, nil)
 	if err != nil {
 		w.t.Fatalf("connect to hangdog mcp: %v", err)
@@ -141,8 +145,37 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
 	r := toReply(t, res)
-	r.data = checkStructured(t, cs, tool, res)
+	if _, plain := plainSessions.Load(cs); !plain {
+		r.data = checkStructured(t, cs, tool, res)
+	}
 	return r
+}
+
+// plainSessions are sessions started with --structured=false.
+var plainSessions sync.Map
+
+// By default a result is text only, as Claude Code and Codex show the
+// model a result's structuredContent instead of its text when it has one.
+func TestResultsAreTextOnlyUnlessStructuredIsAsked(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect("--structured=false")
+	plainSessions.Store(cs, true)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.OutputSchema != nil {
+			t.Errorf("%s has an outputSchema without --structured", tl.Name)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "exit 2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StructuredContent != nil || !res.IsError || !strings.HasPrefix(toReply(t, res).text, "Exit 2 after") {
+		t.Errorf("want a text-only error result for exit 2: %+v", res)
+	}
 }
 
 // outputSchemas are the tools' outputSchemas as each session listed them.

@@ -162,21 +162,33 @@ func callRequest(ctx context.Context) *mcp.CallToolRequest {
 }
 
 // addTool registers a handler and puts the session's undelivered events at
-// the top of every result it returns; structured gives the result's
-// structuredContent, whose type the SDK makes the tool's outputSchema.
+// the top of every result it returns. With Config.Structured, structured
+// gives the result's structuredContent, whose type the SDK makes the tool's
+// outputSchema; without, the tool has neither (see Config.Structured).
 func addTool[In, Out any](s *Server, t *mcp.Tool, h func(ctx context.Context, in In) toolResult, structured func(toolResult) Out) error {
 	schema, err := inputSchema[In]()
 	if err != nil {
 		return err
 	}
 	t.InputSchema = schema
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	run := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, toolResult) {
 		r := h(context.WithValue(ctx, requestKey{}, req), in)
 		res := &mcp.CallToolResult{IsError: r.isError}
 		if notice := s.claimNotices(ctx, req); notice != "" {
 			res.Content = append(res.Content, &mcp.TextContent{Text: notice})
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: r.text})
+		return res, r
+	}
+	if !s.cfg.Structured {
+		mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			res, _ := run(ctx, req, in)
+			return res, nil, nil
+		})
+		return nil
+	}
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, r := run(ctx, req, in)
 		return res, structured(r), nil
 	})
 	return nil
