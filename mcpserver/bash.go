@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 type bashInput struct {
 	Command         string  `json:"command" jsonschema:"the shell command to run with bash -c, e.g. 'npm test' or 'cd web && make build'"`
-	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: the directory the server was started in)"`
+	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: where this session's previous bash call ended, at first the server's directory)"`
 	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default: no limit; hangdog still returns early when the command looks stuck)"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once; you are told when it ends (for servers, watchers, long builds)"`
 }
@@ -43,7 +44,23 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	// command runs without the bad entries, and the agent can tell the user.
 	var warnings strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&warnings, "hangdog: warning: %s\n", msg) }
-	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: in.Cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Warn: warn, Owner: s.Consumer()})
+	// A call with no cwd runs where the session's previous call ended.
+	cwd := in.Cwd
+	if cwd == "" {
+		var gone string
+		if cwd, gone = s.shell.defaultCwd(); gone != "" {
+			warn(gone)
+		}
+	}
+	var env []string
+	var sc *shellCall
+	if !in.RunInBackground {
+		var err error
+		if env, sc, err = s.shell.prepare(os.Environ()); err != nil {
+			return errorResult("hangdog could not run it: %v", err)
+		}
+	}
+	spec, err := taskctl.Resolve(taskctl.Request{Command: in.Command, Cwd: cwd, Mode: mode, Rows: agentRows, Cols: agentCols, Env: env, Warn: warn, Owner: s.Consumer()})
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
@@ -52,13 +69,21 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
 	defer link.Close()
+	s.announceTask(link.TaskID, in.Command)
 	var res toolResult
 	if in.RunInBackground {
 		res = s.startBackground(link, in.Command)
 	} else {
-		res = s.runForeground(ctx, link, in)
+		res = s.runForeground(ctx, link, in, sc)
 	}
 	res.text = warnings.String() + res.text
+	if res.task != nil {
+		res.task.Command = in.Command
+		res.task.OutputPath = link.OutputPath()
+		if w := strings.TrimSpace(warnings.String()); w != "" {
+			res.task.Warnings = append(strings.Split(w, "\n"), res.task.Warnings...)
+		}
+	}
 	return res
 }
 
@@ -68,9 +93,11 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 		return errorResult("task %s: %v; its supervisor log is %s", link.TaskID, err, link.SupervisorLogPath())
 	}
 	if ev.Kind == taskctl.EventFailed {
-		return errorResult("could not start the command: %s", ev.Message)
+		r := errorResult("could not start the command: %s", ev.Message)
+		r.task = &taskOutput{Status: "failed", TaskID: link.TaskID, Error: ev.Message}
+		return r
 	}
-	return toolResult{text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
+	return toolResult{task: &taskOutput{Status: "started", TaskID: link.TaskID, PID: ev.PID}, text: fmt.Sprintf("Started task %s in the background (pid %d): %s.\n"+
 		"You will be told at the top of a later tool result when it ends. Meanwhile: bg_logs {\"id\": %q} shows its output, "+
 		"bg_send answers a prompt, bg_wait waits for it, bg_kill stops it.", link.TaskID, ev.PID, commandLabel(command), link.TaskID)}
 }
@@ -78,7 +105,7 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 // runForeground streams the run until it ends or is detached. The command
 // belongs to this call: if the client cancels the call (or goes away), the
 // command is interrupted, as Ctrl-C would.
-func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput) toolResult {
+func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput, sc *shellCall) toolResult {
 	id := link.TaskID
 	started := time.Now()
 	s.mu.Lock()
@@ -105,11 +132,25 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		}()
 	}
 
+	prog := newProgress(ctx)
+	progCtx, stopProgress := context.WithCancel(ctx)
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		prog.run(progCtx, id)
+	}()
+	// No progress may follow the call's result.
+	defer func() {
+		stopProgress()
+		<-progDone
+	}()
+
 	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
 			p.out.Write(ev.Output)
+			prog.write(ev.Output)
 		case taskctl.EventWarning:
 			p.warnings = append(p.warnings, ev.Message)
 			s.told.add(id, bgtasks.EventWarning, ev.Message)
@@ -118,6 +159,11 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	})
 	if err != nil {
 		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
+	}
+	if o.Kind == taskctl.Ended {
+		if err := sc.ended(); err != nil {
+			s.logError(err)
+		}
 	}
 	return taskctl.Present[toolResult](o, p)
 }
@@ -133,7 +179,9 @@ type bashPresenter struct {
 }
 
 func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
-	return errorResult("could not start the command: %s", o.Message)
+	r := errorResult("could not start the command: %s", o.Message)
+	r.task = &taskOutput{Status: "failed", TaskID: o.TaskID, Error: o.Message}
+	return r
 }
 
 func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
@@ -173,12 +221,16 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	writeWarnings(&b, warnings)
 	b.WriteString("Output so far:\n")
 	w := out.window()
-	writeOutput(&b, shapeOutput(w, s.limit, d.TaskID))
+	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
+	writeOutput(&b, text)
 	if prompt := unfinishedLine(w); prompt != "" && !strings.Contains(reason, prompt) {
 		fmt.Fprintf(&b, "Its last line has no newline yet, so it may be waiting for an answer to: %s\n", commandLabel(prompt))
 	}
-	b.WriteString(nextSteps(d.TaskID))
-	return toolResult{text: b.String()}
+	b.WriteString(nextSteps(d.Wait, d.TaskID))
+	return toolResult{text: b.String(), task: &taskOutput{
+		Status: "detached", TaskID: d.TaskID, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
+		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings,
+	}}
 }
 
 func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *capture, warnings []string) toolResult {
@@ -198,8 +250,14 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)
 	}
 	writeWarnings(&b, warnings)
-	writeOutput(&b, shapeOutput(out.window(), s.limit, id))
-	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, id)
+	writeOutput(&b, text)
+	o := &taskOutput{TaskID: id, DurationMS: took.Milliseconds(), Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings}
+	o.setResult(r)
+	// A command that failed is a failed call, as a harness counts it; the
+	// text still says exit N and shows the output.
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError || r.ExitCode != 0, task: o}
 }
 
 // lostRun reports a run whose supervisor link broke with no end on record.
@@ -208,8 +266,12 @@ func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
 	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
-	return errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
-		id, why, id, shapeOutput(out.window(), s.limit, id))
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, id)
+	r := errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
+		id, why, id, text)
+	r.task = &taskOutput{Status: "lost", TaskID: id, Reason: why, Output: text, Omitted: omitted, OutputBytes: w.total}
+	return r
 }
 
 func writeWarnings(b *strings.Builder, warnings []string) {

@@ -58,23 +58,29 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	}
 	now, ended := s.settle(ctx, t.ID, before)
 	var b strings.Builder
+	data := taskRecord(t)
+	data.OutputBytes = now
 	fmt.Fprintf(&b, "Sent %d bytes to task %s.\n", len(in.Text), t.ID)
 	if now > before {
 		if raw, err := readLog(t, before, logsReadMax); err == nil {
 			b.WriteString("Output since:\n")
 			w := rawWindow{base: before, head: raw, tail: raw, tailStart: before, total: before + int64(len(raw))}
-			writeOutput(&b, shapeOutput(w, s.limit, t.ID))
+			data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+			writeOutput(&b, data.Output)
 		}
 	} else {
 		b.WriteString("No new output yet.\n")
 	}
 	if ended != nil {
+		out, size := data.Output, data.OutputBytes
+		data = taskRecord(ended)
+		data.Output, data.OutputBytes = out, size
 		s.told.add(t.ID, endKind(ended.Result.State), "")
 		fmt.Fprintf(&b, "The task has ended: %s.", taskctl.DescribeEnd(ended.Result, agentWords{}))
 	} else {
 		fmt.Fprintf(&b, "It is still running; bg_wait {\"id\": %q} waits for it to end.", t.ID)
 	}
-	return toolResult{text: b.String()}
+	return toolResult{text: b.String(), task: data}
 }
 
 // settle waits briefly for what a task prints after it was sent input: until
@@ -130,18 +136,24 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 		return errorResult("could not stop task %s: %v", t.ID, err)
 	case k.Lost:
 		s.told.add(t.ID, bgtasks.EventLost, "")
-		return toolResult{text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it, process group %d.", t.ID, commandLabel(t.Command), k.PGID)}
+		data := taskRecord(t)
+		data.Status = "lost"
+		return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it, process group %d.", t.ID, commandLabel(t.Command), k.PGID)}
 	}
 	res := k.Result
 	s.told.add(t.ID, bgtasks.EventKilled, "")
 	tail, _ := s.reg.TailLines(t.ID, 10, 64<<10)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), taskctl.Spoken.Format(res.Ended.Sub(t.Started)), res.ExitCode)
+	data := taskRecord(t)
+	data.setResult(&res)
+	data.DurationMS = res.Ended.Sub(t.Started).Milliseconds()
 	if strings.TrimSpace(tail) != "" {
 		b.WriteString(" Last lines:\n")
 		b.WriteString(tail)
+		data.Output = tail
 	}
-	return toolResult{text: b.String()}
+	return toolResult{text: b.String(), task: data}
 }
 
 // alreadyEnded answers a bg_kill of a task that had ended: not an error,
@@ -183,6 +195,8 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 		return errorResult("could not detach task %s: %v", id, err)
 	}
 	s.told.add(id, bgtasks.EventDetached, "")
-	return toolResult{text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",
-		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.TaskID))}
+	data := taskRecord(t)
+	data.Status, data.Reason, data.Wait, data.DurationMS = "detached", d.Reason, d.Wait, d.ElapsedMS
+	return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",
+		d.TaskID, commandLabel(t.Command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), nextSteps(d.Wait, d.TaskID))}
 }

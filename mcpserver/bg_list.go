@@ -62,6 +62,7 @@ func (s *Server) bgTasks(ctx context.Context, in bgTasksInput) toolResult {
 	}
 	now := time.Now()
 	var b strings.Builder
+	list := &tasksOutput{Tasks: []taskInfo{}}
 	ended, shown := 0, 0
 	for _, t := range tasks {
 		if t.State().Ended() {
@@ -74,19 +75,21 @@ func (s *Server) bgTasks(ctx context.Context, in bgTasksInput) toolResult {
 			fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", "ID", "STATE", "MODE", "RAN", "COMMAND")
 		}
 		shown++
+		list.Tasks = append(list.Tasks, taskInfoOf(t, now))
 		fmt.Fprintf(&b, "%-6s %-22s %-11s %-12s %s\n", t.ID, taskState(t), t.Mode, taskctl.Spoken.Format(t.Duration(now)), commandLabel(t.Command))
 	}
 	if shown == 0 {
 		if !in.All {
-			return toolResult{text: "No tasks of this session yet; {\"all\": true} lists every session's."}
+			return toolResult{text: "No tasks of this session yet; {\"all\": true} lists every session's.", tasks: list}
 		}
-		return toolResult{text: "No tasks yet."}
+		return toolResult{text: "No tasks yet.", tasks: list}
 	}
 	if hidden := ended - recentEnded; !in.All && hidden > 0 {
+		list.HiddenEnded = hidden
 		fmt.Fprintf(&b, "(%d older ended tasks not shown; {\"all\": true} lists them)\n", hidden)
 	}
 	b.WriteString("bg_logs {\"id\": ...} reads a task's output.")
-	return toolResult{text: b.String()}
+	return toolResult{text: b.String(), tasks: list}
 }
 
 // endKind is the event kind that announces a task ending in state st.
@@ -122,6 +125,8 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 	header := fmt.Sprintf("Task %s (%s), %s, %s; its log has %d bytes.\n", t.ID, commandLabel(t.Command), taskState(t), taskctl.Spoken.Format(t.Duration(time.Now())), size)
 	var b strings.Builder
 	b.WriteString(header)
+	data := taskRecord(t)
+	data.OutputBytes = size
 	switch {
 	case in.SinceOffset != nil:
 		from := min(*in.SinceOffset, size)
@@ -133,7 +138,9 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 		to := from + int64(n)
 		fmt.Fprintf(&b, "Bytes %d-%d:\n", from, to)
 		writeOutput(&b, text)
+		data.Output = text
 		if to < size {
+			data.NextOffset = &to
 			fmt.Fprintf(&b, "[more: bg_logs {\"id\": %q, \"since_offset\": %d}]", t.ID, to)
 		}
 	case in.TailLines > 0:
@@ -154,12 +161,14 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 			fmt.Fprintf(&b, "Last lines (the whole output: bg_logs {\"id\": %q, \"since_offset\": 0}):\n", t.ID)
 		}
 		writeOutput(&b, text)
+		data.Output = text
 	default:
 		w, err := logWindow(t, size)
 		if err != nil {
 			return errorResult("%v", err)
 		}
-		writeOutput(&b, shapeOutput(w, s.limit, t.ID))
+		data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+		writeOutput(&b, data.Output)
 	}
-	return toolResult{text: strings.TrimRight(b.String(), "\n")}
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), task: data}
 }

@@ -60,9 +60,12 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
 		t.ID, commandLabel(t.Command), taskctl.Spoken.Format(waited), taskctl.Spoken.Format(t.Duration(time.Now())))
-	writeOutput(&b, termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30))
-	b.WriteString(nextSteps(t.ID))
-	return toolResult{text: b.String()}
+	latest := termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30)
+	writeOutput(&b, latest)
+	b.WriteString(nextSteps("", t.ID))
+	data := taskRecord(t)
+	data.Output, data.OutputBytes = latest, size
+	return toolResult{text: b.String(), task: data}
 }
 
 // endedTaskResult reports a task that has ended, from its record on disk.
@@ -88,6 +91,10 @@ func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
 	default:
 		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), taskctl.DescribeEnd(r, agentWords{}), taskctl.Spoken.Format(took))
 	}
-	writeOutput(&b, shapeOutput(w, s.limit, t.ID))
-	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError}
+	data := taskRecord(t)
+	data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+	data.OutputBytes = size
+	writeOutput(&b, data.Output)
+	// As for bash: a command that failed makes a failed call.
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: isError || r.ExitCode != 0, task: data}
 }

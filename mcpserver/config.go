@@ -24,6 +24,19 @@ type Config struct {
 	// OutputLimit is how much plain text of output a result may carry;
 	// zero means DefaultOutputLimit.
 	OutputLimit int
+	// CarryExports sets the variables a bash call exported again in the
+	// session's later calls, as the cwd always is. Off by default: a
+	// variable set for one command (a token, CI=1, a PATH change) then
+	// silently applies to every later one, which the model may not expect
+	// and the user did not see.
+	CarryExports bool
+	// Structured gives every tool an outputSchema and every result its
+	// fields as structuredContent. Off by default: Claude Code and Codex
+	// show a result's structuredContent to the model in place of its text
+	// when it has one (e2e/claudecode and e2e/codex saw the JSON, without
+	// the notifications and next steps), so it is for harnesses that read
+	// the fields.
+	Structured bool
 	// Version is reported to clients; empty means "dev".
 	Version string
 	// StartWatcher starts the background task that runs watcher id (the

@@ -14,10 +14,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
@@ -100,11 +102,22 @@ func (w *world) connect(args ...string) *mcp.ClientSession {
 // connectWith is connect with extra environment for the server.
 func (w *world) connectWith(env []string, args ...string) *mcp.ClientSession {
 	w.t.Helper()
+	return w.connectClient(nil, env, args...)
+}
+
+// connectClient is connectWith with the client's options (handlers for
+// what the server sends on its own).
+func (w *world) connectClient(opts *mcp.ClientOptions, env []string, args ...string) *mcp.ClientSession {
+	w.t.Helper()
 	w.extraEnv = env
 	defer func() { w.extraEnv = nil }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "hangdog-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if !slices.Contains(args, "--structured=false") {
+		// Every call's structuredContent is checked against its schema.
+		args = append([]string{"--structured"}, args...)
+	}
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command(append([]string{"mcp"}, args...)...)}, nil)
 	if err != nil {
 		w.t.Fatalf("connect to hangdog mcp: %v", err)
@@ -114,11 +127,13 @@ func (w *world) connectWith(env []string, args ...string) *mcp.ClientSession {
 }
 
 // reply is a tool result split the way a model reads it: notifications
-// first (if any), then the result text.
+// first (if any), then the result text; and the structuredContent a
+// harness reads.
 type reply struct {
 	notice  string
 	text    string
 	isError bool
+	data    map[string]any
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) reply {
@@ -129,7 +144,88 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	return toReply(t, res)
+	r := toReply(t, res)
+	if _, plain := plainSessions.Load(cs); !plain {
+		r.data = checkStructured(t, cs, tool, res)
+	}
+	return r
+}
+
+// plainSessions are sessions started with --structured=false.
+var plainSessions sync.Map
+
+// By default a result is text only, as Claude Code and Codex show the
+// model a result's structuredContent instead of its text when it has one.
+func TestResultsAreTextOnlyUnlessStructuredIsAsked(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect("--structured=false")
+	plainSessions.Store(cs, true)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.OutputSchema != nil {
+			t.Errorf("%s has an outputSchema without --structured", tl.Name)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "exit 2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StructuredContent != nil || !res.IsError || !strings.HasPrefix(toReply(t, res).text, "Exit 2 after") {
+		t.Errorf("want a text-only error result for exit 2: %+v", res)
+	}
+}
+
+// outputSchemas are the tools' outputSchemas as each session listed them.
+var outputSchemas sync.Map // *mcp.ClientSession → map[string]*jsonschema.Resolved
+
+// checkStructured checks that every result carries structuredContent valid
+// under the outputSchema its tool lists, as a client that checks it would,
+// and returns it.
+func checkStructured(t *testing.T, cs *mcp.ClientSession, tool string, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	m, ok := outputSchemas.Load(cs)
+	if !ok {
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("list tools: %v", err)
+		}
+		schemas := map[string]*jsonschema.Resolved{}
+		for _, tl := range tools.Tools {
+			if tl.OutputSchema == nil {
+				t.Fatalf("tool %s has no outputSchema", tl.Name)
+			}
+			b, _ := json.Marshal(tl.OutputSchema)
+			var sc jsonschema.Schema
+			if err := json.Unmarshal(b, &sc); err != nil {
+				t.Fatalf("outputSchema of %s: %v", tl.Name, err)
+			}
+			rs, err := sc.Resolve(nil)
+			if err != nil {
+				t.Fatalf("resolve outputSchema of %s: %v", tl.Name, err)
+			}
+			schemas[tl.Name] = rs
+		}
+		m, _ = outputSchemas.LoadOrStore(cs, schemas)
+	}
+	rs := m.(map[string]*jsonschema.Resolved)[tool]
+	if res.StructuredContent == nil {
+		t.Fatalf("%s: no structuredContent", tool)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatalf("%s: structuredContent is not an object: %s", tool, b)
+	}
+	if err := rs.Validate(data); err != nil {
+		t.Fatalf("%s: structuredContent %s does not validate against its outputSchema: %v", tool, b, err)
+	}
+	return data
 }
 
 func toReply(t *testing.T, res *mcp.CallToolResult) reply {
@@ -270,6 +366,19 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 				t.Errorf("%s: property %q missing or undescribed in %s", tool.Name, p, schema)
 			}
 		}
+		// A client decides from these which calls need the user's consent.
+		a := tool.Annotations
+		readOnly := tool.Name == "bg_tasks" || tool.Name == "bg_logs" || tool.Name == "bg_wait"
+		destructive := tool.Name == "bash" || tool.Name == "bg_kill" || tool.Name == "bg_send"
+		if a == nil || a.ReadOnlyHint != readOnly || (!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) {
+			t.Errorf("%s: annotations %+v, want readOnly %v, destructive %v", tool.Name, a, readOnly, destructive)
+		}
+		out, _ := json.Marshal(tool.OutputSchema)
+		for _, field := range []string{"status", "task_id"} {
+			if tool.Name != "bg_tasks" && !strings.Contains(string(out), `"`+field+`"`) {
+				t.Errorf("%s: outputSchema lacks %q: %s", tool.Name, field, out)
+			}
+		}
 	}
 	for name := range want {
 		if !got[name] {
@@ -282,8 +391,15 @@ func TestQuickCommandReturnsPlainOutputAndExitCode(t *testing.T) {
 	w := newWorld(t)
 	cs := w.connect()
 	r := call(t, cs, "bash", map[string]any{"command": `printf '\033[1;31mred\033[0m\n50%%\r100%%\n'; pwd; exit 3`})
-	if r.isError {
-		t.Fatalf("a non-zero exit is a result, not a tool error: %+v", r)
+	if !r.isError {
+		t.Fatalf("a non-zero exit is a failed call (isError), with its output: %+v", r)
+	}
+	if r.data["status"] != "exited" || r.data["exit_code"] != 3.0 || r.data["task_id"] != taskIDIn(t, r.text) ||
+		!strings.Contains(fmt.Sprint(r.data["output"]), "100%\n") || r.data["output_path"] == nil {
+		t.Errorf("structuredContent does not say exited 3 with its output: %v", r.data)
+	}
+	if ok := call(t, cs, "bash", map[string]any{"command": "echo fine"}); ok.isError || ok.data["exit_code"] != 0.0 {
+		t.Errorf("exit 0 should not be an error: %+v", ok)
 	}
 	if !strings.HasPrefix(r.text, "Exit 3 after") {
 		t.Errorf("first line does not give the exit code: %q", r.text)
@@ -325,8 +441,11 @@ func TestPromptComesBackDetachedThenSendAndWait(t *testing.T) {
 	if r.isError || !strings.Contains(r.text, "still running") || !strings.Contains(r.text, "waiting for input") {
 		t.Fatalf("want a detach notice for a prompt, got %+v", r)
 	}
+	if r.data["status"] != "detached" || r.data["wait"] != "prompt" {
+		t.Errorf("structuredContent should say detached waiting at a prompt: %v", r.data)
+	}
 	id := taskIDIn(t, r.text)
-	for _, want := range []string{"Overwrite? [y/N]", "preparing", "bg_send", "bg_logs", "bg_wait", "bg_kill"} {
+	for _, want := range []string{"Overwrite? [y/N]", "preparing", "bg_send", "ANSWER", "bg_wait", "bg_kill"} {
 		if !strings.Contains(r.text, want) {
 			t.Errorf("detach notice lacks %q: %q", want, r.text)
 		}
@@ -336,8 +455,8 @@ func TestPromptComesBackDetachedThenSendAndWait(t *testing.T) {
 		t.Fatalf("bg_send: %+v", r)
 	}
 	r = call(t, cs, "bg_wait", map[string]any{"id": id, "timeout_seconds": 30})
-	if r.isError || !strings.Contains(r.text, "exit 3") || !strings.Contains(r.text, "answered y") {
-		t.Fatalf("bg_wait should report exit 3 and the answer: %+v", r)
+	if !r.isError || !strings.Contains(r.text, "exit 3") || !strings.Contains(r.text, "answered y") || r.data["exit_code"] != 3.0 {
+		t.Fatalf("bg_wait should report exit 3 (a failed command: isError) and the answer: %+v", r)
 	}
 }
 
@@ -785,5 +904,189 @@ func TestSessionEndStopsTheSessionsTasks(t *testing.T) {
 			}
 			call(t, other, "bg_kill", map[string]any{"id": survivor})
 		})
+	}
+}
+
+// A client that sends a progressToken hears how a long call goes: the
+// newest output lines, at most once a second, and nothing after the result.
+func TestLongCallSendsProgressWithTheNewestLines(t *testing.T) {
+	w := newWorld(t)
+	type note struct {
+		at  time.Time
+		msg string
+		val float64
+	}
+	var mu sync.Mutex
+	var notes []note
+	cs := w.connectClient(&mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, note{time.Now(), req.Params.Message, req.Params.Progress})
+		mu.Unlock()
+	}}, nil)
+	params := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "for i in 1 2 3 4; do echo step-$i; sleep 0.8; done"}}
+	params.SetProgressToken("tok-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("bash: %v %+v", err, res)
+	}
+	returned := time.Now()
+	time.Sleep(1500 * time.Millisecond) // a late notification would arrive by now
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) < 2 {
+		t.Fatalf("want progress during a 3 s call, got %d notifications: %+v", len(notes), notes)
+	}
+	for i, n := range notes {
+		if !strings.Contains(n.msg, "step-") || !strings.Contains(n.msg, "untrusted") {
+			t.Errorf("progress %d does not quote the newest output as untrusted: %q", i, n.msg)
+		}
+		if n.at.After(returned) {
+			t.Errorf("progress %d came after the result", i)
+		}
+		if i > 0 {
+			if gap := n.at.Sub(notes[i-1].at); gap < 800*time.Millisecond {
+				t.Errorf("progress %d only %s after the one before: not rate-limited", i, gap)
+			}
+			if n.val <= notes[i-1].val {
+				t.Errorf("progress did not increase: %v then %v", notes[i-1].val, n.val)
+			}
+		}
+	}
+	if last := notes[len(notes)-1].msg; !strings.Contains(last, "step-3") && !strings.Contains(last, "step-4") {
+		t.Errorf("the last progress should show the newest lines: %q", last)
+	}
+	// Without a token, nothing is sent.
+	before := len(notes)
+	mu.Unlock()
+	call(t, cs, "bash", map[string]any{"command": "echo a; sleep 2.2; echo b"})
+	mu.Lock()
+	if len(notes) != before {
+		t.Errorf("progress sent without a progressToken: %+v", notes[before:])
+	}
+}
+
+// Task logs are resources: the template covers any task, the tasks a
+// session starts are listed (with list_changed), and a subscriber hears
+// when one ends and reads its whole output.
+func TestTaskOutputIsAResourceUpdatedWhenTheTaskEnds(t *testing.T) {
+	w := newWorld(t)
+	listChanged := make(chan struct{}, 10)
+	updated := make(chan string, 10)
+	cs := w.connectClient(&mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tmpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "hangdog://tasks/{id}/output" {
+		t.Fatalf("resource templates: %v %+v", err, tmpl)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, cs, "bash", map[string]any{"command": "echo begun; while [ -e go ]; do sleep 0.05; done; echo resource-done", "run_in_background": true})
+	id := r.data["task_id"].(string)
+	uri := "hangdog://tasks/" + id + "/output"
+	select {
+	case <-listChanged:
+	case <-ctx.Done():
+		t.Fatal("no resources/list_changed when a task started")
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || !slices.ContainsFunc(list.Resources, func(r *mcp.Resource) bool { return r.URI == uri }) {
+		t.Fatalf("task %s not listed as a resource: %v %+v", id, err, list)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	w.waitOutput(id, "begun")
+	if err := os.Remove(filepath.Join(w.dir, "go")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no resources/updated when the task ended")
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "begun\nresource-done") {
+		t.Fatalf("read %s: %v %+v", uri, err, res)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hangdog://tasks/t999/output"}); err == nil {
+		t.Error("reading an unknown task's output should fail")
+	}
+}
+
+// Within a session, cd carries over to the next call as in a terminal;
+// exports only with --carry-exports. The command is not rewritten, so its
+// own exit code, traps and BASH_ENV still hold.
+func TestCwdCarriesBetweenCallsExportsOnlyWhenAsked(t *testing.T) {
+	w := newWorld(t)
+	sub := filepath.Join(w.dir, "sub dir")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	userEnv := filepath.Join(w.dir, "user-bashenv")
+	if err := os.WriteFile(userEnv, []byte("export FROM_USER_BASH_ENV=yes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.connectWith([]string{"BASH_ENV=" + userEnv})
+	if r := call(t, cs, "bash", map[string]any{"command": `trap 'echo own-trap' EXIT; true`}); !strings.Contains(r.text, "own-trap") {
+		t.Fatalf("the command's own EXIT trap should run: %+v", r)
+	}
+	r := call(t, cs, "bash", map[string]any{"command": `cd "sub dir" && export CARRIED=1; exit 4`})
+	if r.data["exit_code"] != 4.0 {
+		t.Fatalf("the command's own exit code should hold: %+v", r)
+	}
+	real, _ := filepath.EvalSymlinks(sub)
+	r = call(t, cs, "bash", map[string]any{"command": `pwd; echo "carried=${CARRIED-unset} user=${FROM_USER_BASH_ENV-unset}"; bash -c 'echo nested=$HANGDOG_SHELL_TRAP'; cd /`})
+	if !strings.Contains(r.text, real+"\n") {
+		t.Errorf("cd did not carry over: %q (want %s)", r.text, real)
+	}
+	if !strings.Contains(r.text, "carried=unset user=yes") {
+		t.Errorf("exports carried without --carry-exports, or the user's BASH_ENV not read: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd"}); !strings.Contains(r.text, "\n/\n") && !strings.HasSuffix(r.text, "\n/") {
+		t.Errorf("the last cd / did not carry over: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd", "cwd": w.dir}); !strings.Contains(r.text, w.dir) {
+		t.Errorf("an explicit cwd should win: %q", r.text)
+	}
+
+	opted := w.connect("--carry-exports")
+	call(t, opted, "bash", map[string]any{"command": `cd "sub dir"; export CARRIED='a b'`})
+	r = call(t, opted, "bash", map[string]any{"command": `echo "carried=${CARRIED-unset}"; pwd`})
+	if !strings.Contains(r.text, "carried=a b") || !strings.Contains(r.text, real) {
+		t.Errorf("with --carry-exports the export and the cwd should carry: %q", r.text)
+	}
+}
+
+// The footer is fitted to what the command waits for: a pager is quit with
+// q (and turned off next time), never answered with "y".
+func TestPagerDetachAdvisesQuittingIt(t *testing.T) {
+	w := newWorld(t)
+	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": `seq 1 500 | less`})
+	if r.data["status"] != "detached" || r.data["wait"] != "pager" {
+		t.Fatalf("want less detached as a pager: %v %q", r.data, r.text)
+	}
+	id := r.data["task_id"].(string)
+	defer call(t, cs, "bg_kill", map[string]any{"id": id})
+	for _, want := range []string{`bg_send {"id": "` + id + `", "text": "q"}`, "--no-pager"} {
+		if !strings.Contains(r.text, want) {
+			t.Errorf("pager footer lacks %q: %q", want, r.text)
+		}
+	}
+	if strings.Contains(r.text, `y\n`) || strings.Contains(r.text, "ANSWER") {
+		t.Errorf("pager footer offers typing an answer: %q", r.text)
 	}
 }

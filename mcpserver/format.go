@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // commandLabel is a command as quoted in one line of text: control bytes
@@ -62,9 +64,20 @@ func indent(text, prefix string) string {
 }
 
 // nextSteps tells the model what it can do with a task that is still
-// running, with calls it can copy.
-func nextSteps(id string) string {
-	return fmt.Sprintf("It keeps running. Next: read new output with bg_logs {\"id\": %q}; answer a prompt with bg_send {\"id\": %q, \"text\": \"y\\n\"}; "+
-		"wait for it with bg_wait {\"id\": %q, \"timeout_seconds\": 60}; stop it with bg_kill {\"id\": %q}. "+
-		"Its end is also reported at the top of a later tool result.", id, id, id, id)
+// running, fitted to what it waits for, with calls it can copy.
+func nextSteps(wait, id string) string {
+	return taskctl.NextSteps(wait, id, agentCalls{}) + " Its end is also reported at the top of a later tool result."
+}
+
+// agentCalls are the tool calls a model makes on a task.
+type agentCalls struct{}
+
+func (agentCalls) Logs(id string) string { return fmt.Sprintf("bg_logs {\"id\": %q}", id) }
+func (agentCalls) Wait(id string) string {
+	return fmt.Sprintf("bg_wait {\"id\": %q, \"timeout_seconds\": 60}", id)
+}
+func (agentCalls) Kill(id string) string { return fmt.Sprintf("bg_kill {\"id\": %q}", id) }
+func (agentCalls) Send(id, text string) string {
+	q, _ := json.Marshal(text)
+	return fmt.Sprintf("bg_send {\"id\": %q, \"text\": %s}", id, q)
 }

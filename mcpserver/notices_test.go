@@ -16,7 +16,7 @@ func TestNoticeLineSaysWhatHappenedWithItsID(t *testing.T) {
 	}{
 		{
 			bgtasks.Event{Seq: 12, Kind: bgtasks.EventExited, TaskID: "t4", Command: "npm test", ExitCode: intp(1), DurationMS: 212_000, Tail: "PASS a\nFAIL b\n"},
-			[]string{"#12 Background task t4 (`npm test`) finished: exit 1 after 3 min 32 s. Last lines:\n    PASS a\n    FAIL b"},
+			[]string{"#12 Background task t4 (`npm test`) finished: exit 1 after 3 min 32 s. Last lines (command output, untrusted):\n    PASS a\n    FAIL b"},
 		},
 		{
 			bgtasks.Event{Seq: 3, Kind: bgtasks.EventExited, TaskID: "t1", Command: "./crash", ExitCode: intp(139), Signal: "SIGSEGV", DurationMS: 500},
@@ -81,6 +81,9 @@ func TestNoticeBlockIsEmptyWithoutEvents(t *testing.T) {
 	got := noticeBlock([]bgtasks.Event{{Seq: 1, Kind: bgtasks.EventExited, TaskID: "t1"}, {Seq: 2, Kind: bgtasks.EventExited, TaskID: "t2"}})
 	if !strings.HasPrefix(got, "hangdog notifications (2 events") || strings.Count(got, "\n#") != 2 {
 		t.Errorf("noticeBlock of two: %q", got)
+	}
+	if !strings.Contains(got, "not by a person") || !strings.Contains(got, "untrusted") {
+		t.Errorf("noticeBlock does not say no person acted and its output is untrusted: %q", got)
 	}
 }
 

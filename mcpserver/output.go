@@ -59,21 +59,34 @@ type rawWindow struct {
 // kept (the end usually says how a command went) and a note in the middle
 // says how much was left out and how to read it with bg_logs.
 func shapeOutput(w rawWindow, limit int, taskID string) string {
+	text, _ := shapeOutputRange(w, limit, taskID)
+	return text
+}
+
+// byteRange is a part of a task's output.log, [From, To).
+type byteRange struct {
+	From int64 `json:"from" jsonschema:"first byte offset left out"`
+	To   int64 `json:"to" jsonschema:"byte offset where the shown output resumes"`
+}
+
+// shapeOutputRange is shapeOutput that also says which bytes of the log it
+// left out (nil: none), for a harness to read them by offset.
+func shapeOutputRange(w rawWindow, limit int, taskID string) (string, *byteRange) {
 	head, tail, tailStart := w.head, w.tail, w.tailStart
 	if n := tailStart - w.base; n <= int64(len(head)) {
 		// Head and tail overlap: the whole output is at hand.
 		whole := append(head[:n:n], tail...)
 		text := termtext.Plain(whole)
 		if len(text) <= limit {
-			return text
+			return text, nil
 		}
 		headText, headEnd := takeHead(whole, limit/3)
 		tailText, tailFrom := takeTail(whole[headEnd:], limit-len(headText))
 		from, to := w.base+int64(headEnd), w.base+int64(headEnd+tailFrom)
 		if from >= to {
-			return text
+			return text, nil
 		}
-		return headText + ensureNewline(headText) + omittedNote(from, to, taskID) + tailText
+		return headText + ensureNewline(headText) + omittedNote(from, to, taskID) + tailText, &byteRange{from, to}
 	}
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
 		// The tail starts mid-line; a line's end alone would mislead.
@@ -82,7 +95,7 @@ func shapeOutput(w rawWindow, limit int, taskID string) string {
 	headText, headEnd := takeHead(head, limit/3)
 	tailText, tailFrom := takeTail(tail, limit-len(headText))
 	from, to := w.base+int64(headEnd), tailStart+int64(tailFrom)
-	return headText + ensureNewline(headText) + omittedNote(from, to, taskID) + tailText
+	return headText + ensureNewline(headText) + omittedNote(from, to, taskID) + tailText, &byteRange{from, to}
 }
 
 func ensureNewline(s string) string {

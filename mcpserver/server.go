@@ -32,6 +32,10 @@ type Server struct {
 
 	mu         sync.Mutex
 	foreground map[string]time.Time // task id → start, of this session's running bash calls
+
+	shell     *shellState   // the session's cwd (and exports) between bash calls
+	closed    chan struct{} // closed when Run returns: the session's watchers stop
+	closeOnce sync.Once
 }
 
 // New builds a server and registers its consumer with the event log, so
@@ -55,18 +59,31 @@ func New(cfg Config) (*Server, error) {
 		limit:      cfg.OutputLimit,
 		ephemeral:  ephemeral,
 		foreground: map[string]time.Time{},
+		closed:     make(chan struct{}),
 	}
 	if s.limit <= 0 {
 		s.limit = DefaultOutputLimit
 	}
+	shell, err := newShellState(cfg.CarryExports)
+	if err != nil {
+		return nil, err
+	}
+	s.shell = shell
 	if err := s.deliveries.register(); err != nil {
+		shell.close()
 		return nil, err
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hangdog", Title: "hangdog", Version: version(cfg.Version)},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{
+			Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			// The SDK keeps who subscribed to what; any task's log may be.
+			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		})
 	if err := s.addTools(); err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
+	s.addResources()
 	return s, nil
 }
 
@@ -78,6 +95,10 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.shell.close()
+	})
 	s.endSession()
 	if s.ephemeral {
 		// A fresh name is never asked for again; its cursor would only pile up.
@@ -102,32 +123,74 @@ func version(v string) string {
 	return "dev"
 }
 
-// toolResult is what a tool handler produces before notifications are added.
+// toolResult is what a tool handler produces before notifications are added:
+// the text a model reads and the fields a harness reads (task for the tools
+// about one task, tasks for bg_tasks).
 type toolResult struct {
 	text    string
 	isError bool
+	task    *taskOutput
+	tasks   *tasksOutput
 }
 
 func errorResult(format string, args ...any) toolResult {
 	return toolResult{text: fmt.Sprintf(format, args...), isError: true}
 }
 
+// taskStructured is the structuredContent of a tool about one task: what the
+// handler filled in, else (a wrong call) the error.
+func taskStructured(r toolResult) taskOutput {
+	if r.task != nil {
+		return *r.task
+	}
+	return taskOutput{Status: "error", Error: r.text}
+}
+
+func tasksStructured(r toolResult) tasksOutput {
+	if r.tasks != nil {
+		return *r.tasks
+	}
+	return tasksOutput{Tasks: []taskInfo{}, Error: r.text}
+}
+
+type requestKey struct{}
+
+// callRequest is the request of the tool call ctx belongs to, for a handler
+// that talks back during the call (progress); nil outside one.
+func callRequest(ctx context.Context) *mcp.CallToolRequest {
+	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
+	return req
+}
+
 // addTool registers a handler and puts the session's undelivered events at
-// the top of every result it returns.
-func addTool[In any](s *Server, t *mcp.Tool, h func(ctx context.Context, in In) toolResult) error {
+// the top of every result it returns. With Config.Structured, structured
+// gives the result's structuredContent, whose type the SDK makes the tool's
+// outputSchema; without, the tool has neither (see Config.Structured).
+func addTool[In, Out any](s *Server, t *mcp.Tool, h func(ctx context.Context, in In) toolResult, structured func(toolResult) Out) error {
 	schema, err := inputSchema[In]()
 	if err != nil {
 		return err
 	}
 	t.InputSchema = schema
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		r := h(ctx, in)
+	run := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, toolResult) {
+		r := h(context.WithValue(ctx, requestKey{}, req), in)
 		res := &mcp.CallToolResult{IsError: r.isError}
 		if notice := s.claimNotices(ctx, req); notice != "" {
 			res.Content = append(res.Content, &mcp.TextContent{Text: notice})
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: r.text})
-		return res, nil, nil
+		return res, r
+	}
+	if !s.cfg.Structured {
+		mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			res, _ := run(ctx, req, in)
+			return res, nil, nil
+		})
+		return nil
+	}
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, r := run(ctx, req, in)
+		return res, structured(r), nil
 	})
 	return nil
 }
@@ -168,19 +231,28 @@ func (s *Server) claimNotices(ctx context.Context, req *mcp.CallToolRequest) str
 	return noticeBlock(show)
 }
 
+// addTools registers the tools. The annotations tell a client which calls
+// it may make without asking: reading tasks and waiting change nothing;
+// bg_kill ends processes; bash runs anything.
 func (s *Server) addTools() error {
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	return errors.Join(
-		addTool(s, &mcp.Tool{Name: "bash", Title: "Run a command (supervised)", Description: bashDescription}, s.bash),
-		addTool(s, &mcp.Tool{Name: "bg_tasks", Title: "List tasks", Description: bgTasksDescription, Annotations: readOnly}, s.bgTasks),
-		addTool(s, &mcp.Tool{Name: "bg_logs", Title: "Read a task's output", Description: bgLogsDescription, Annotations: readOnly}, s.bgLogs),
-		addTool(s, &mcp.Tool{Name: "bg_send", Title: "Type into a task", Description: bgSendDescription}, s.bgSend),
-		addTool(s, &mcp.Tool{Name: "bg_wait", Title: "Wait for a task", Description: bgWaitDescription, Annotations: readOnly}, s.bgWait),
-		addTool(s, &mcp.Tool{Name: "bg_kill", Title: "Stop a task", Description: bgKillDescription}, s.bgKill),
-		addTool(s, &mcp.Tool{Name: "bg_detach", Title: "Detach the running bash call", Description: bgDetachDescription}, s.bgDetach),
+		addTool(s, &mcp.Tool{Name: "bash", Title: "Run a command (supervised)", Description: bashDescription,
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}}, s.bash, taskStructured),
+		addTool(s, &mcp.Tool{Name: "bg_tasks", Title: "List tasks", Description: bgTasksDescription, Annotations: readOnly}, s.bgTasks, tasksStructured),
+		addTool(s, &mcp.Tool{Name: "bg_logs", Title: "Read a task's output", Description: bgLogsDescription, Annotations: readOnly}, s.bgLogs, taskStructured),
+		addTool(s, &mcp.Tool{Name: "bg_send", Title: "Type into a task", Description: bgSendDescription,
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}}, s.bgSend, taskStructured),
+		addTool(s, &mcp.Tool{Name: "bg_wait", Title: "Wait for a task", Description: bgWaitDescription, Annotations: readOnly}, s.bgWait, taskStructured),
+		addTool(s, &mcp.Tool{Name: "bg_kill", Title: "Stop a task", Description: bgKillDescription,
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.bgKill, taskStructured),
+		addTool(s, &mcp.Tool{Name: "bg_detach", Title: "Detach the running bash call", Description: bgDetachDescription,
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, s.bgDetach, taskStructured),
 		s.addWatchTools(),
 	)
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // capWait applies the server's MaxWait to a wait the model asked for (zero:
 // none asked) and says which limit applies.

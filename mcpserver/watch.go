@@ -32,12 +32,26 @@ type watchListInput struct{}
 func (s *Server) addWatchTools() error {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	return errors.Join(
-		addTool(s, &mcp.Tool{Name: "watch_create", Title: "Watch for a change", Description: watchCreateDescription}, s.watchCreate),
-		addTool(s, &mcp.Tool{Name: "watch_list", Title: "List your watchers", Description: "List this session's watchers: state, fires used, last check, and why a paused one stopped.", Annotations: readOnly}, s.watchList),
-		addTool(s, &mcp.Tool{Name: "watch_pause", Title: "Pause a watcher", Description: "Pause one of your watchers: it stops checking; its state and the fires it used are kept (watch_resume restarts it)."}, s.watchPause),
-		addTool(s, &mcp.Tool{Name: "watch_resume", Title: "Resume a watcher", Description: "Resume a paused watcher of yours: clears the reason it stopped, keeps the fires used; an expired or spent watcher cannot resume."}, s.watchResume),
-		addTool(s, &mcp.Tool{Name: "watch_delete", Title: "Delete a watcher", Description: "Delete one of your watchers: it stops and its state is removed; its past events stay in the log."}, s.watchDelete),
+		addTool(s, &mcp.Tool{Name: "watch_create", Title: "Watch for a change", Description: watchCreateDescription}, s.watchCreate, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_list", Title: "List your watchers", Description: "List this session's watchers: state, fires used, last check, and why a paused one stopped.", Annotations: readOnly}, s.watchList, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_pause", Title: "Pause a watcher", Description: "Pause one of your watchers: it stops checking; its state and the fires it used are kept (watch_resume restarts it)."}, s.watchPause, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_resume", Title: "Resume a watcher", Description: "Resume a paused watcher of yours: clears the reason it stopped, keeps the fires used; an expired or spent watcher cannot resume."}, s.watchResume, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_delete", Title: "Delete a watcher", Description: "Delete one of your watchers: it stops and its state is removed; its past events stay in the log."}, s.watchDelete, watchStructured),
 	)
+}
+
+// watchOutput is a watch tool's structured result (hangdog mcp
+// --structured): what its text says, as one field, and whether it failed.
+type watchOutput struct {
+	Result string `json:"result"`
+	Error  string `json:"error,omitempty"`
+}
+
+func watchStructured(r toolResult) watchOutput {
+	if r.isError {
+		return watchOutput{Error: r.text}
+	}
+	return watchOutput{Result: r.text}
 }
 
 func (s *Server) watchStore() (*watch.Store, *toolResult) {

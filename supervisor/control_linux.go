@@ -101,7 +101,7 @@ func (s *supervisor) handle(req proto.Request) proto.Reply {
 		st.EchoOff = s.echoOff()
 		return proto.Reply{OK: true, Status: st}
 	case proto.OpDetach:
-		d, err := s.detach(req.Reason)
+		d, err := s.detach(req.Reason, "")
 		if errors.Is(err, errAlreadyBackground) {
 			return proto.Reply{Error: err.Error(), ErrorKind: proto.ErrBackground}
 		}
@@ -172,7 +172,8 @@ var errAlreadyBackground = errors.New("already in the background")
 
 // detach moves a foreground run to the background: the record first, then
 // the event, then the caller is told and let go. The command is untouched.
-func (s *supervisor) detach(reason string) (proto.Detach, error) {
+// wait is what the watchdog saw it waiting for ("" when a caller asked).
+func (s *supervisor) detach(reason, wait string) (proto.Detach, error) {
 	if reason == "" {
 		reason = "detached on request"
 	}
@@ -199,6 +200,7 @@ func (s *supervisor) detach(reason string) (proto.Detach, error) {
 		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
 		Tail:        s.lastLines(),
 		OutputBytes: s.written.Load(),
+		Wait:        wait,
 	}
 	ev := meta.Event(bgtasks.EventDetached)
 	ev.DurationMS, ev.Reason, ev.Tail = d.ElapsedMS, reason, d.Tail

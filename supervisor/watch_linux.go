@@ -182,11 +182,23 @@ func (s *supervisor) openCheckLog(cfg watchdogconf.Watchdog) *os.File {
 	return f
 }
 
+// detachWait is what a watchdog detach says the run waits for: its input
+// kind, or "service" for a server the watchdog found up and quiet.
+func detachWait(d watchdog.Decision) string {
+	if d.InputKind != "" {
+		return d.InputKind
+	}
+	if d.Trigger == watchdog.TriggerService {
+		return "service"
+	}
+	return ""
+}
+
 // act applies a decision the watchdog made.
 func (s *supervisor) act(d watchdog.Decision, obs watchdog.Observation) {
 	switch d.Action {
 	case watchdog.ActionBackground:
-		if _, err := s.detach("watchdog: " + d.Reason); err != nil {
+		if _, err := s.detach("watchdog: "+d.Reason, detachWait(d)); err != nil {
 			fmt.Fprintln(os.Stderr, "hangdog supervisor: watchdog detach:", err)
 		}
 	case watchdog.ActionKill:

@@ -4,6 +4,7 @@ package taskctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall"
 	"time"
@@ -38,7 +39,7 @@ func EndSession(ctx context.Context, reg *bgtasks.Registry, session, policy stri
 		if t.Owner != session || t.State().Ended() {
 			continue
 		}
-		k, err := Kill(ctx, reg, t.ID, KillOptions{Signal: syscall.SIGTERM, Grace: grace, Reason: "its session " + session + " ended (tasks.onSessionEnd: kill)"})
+		k, err := killStarting(ctx, reg, t.ID, KillOptions{Signal: syscall.SIGTERM, Grace: grace, Reason: "its session " + session + " ended (tasks.onSessionEnd: kill)"})
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("end session %s: %w", session, err)
@@ -48,4 +49,30 @@ func EndSession(ctx context.Context, reg *bgtasks.Registry, session, policy stri
 		killed = append(killed, k)
 	}
 	return killed, firstErr
+}
+
+// startingPatience is how long EndSession keeps trying a task whose
+// supervisor is not answering yet: a session that ends right after
+// starting a task (a client that starts a server and quits) catches it
+// while its supervisor is still opening its socket.
+const startingPatience = 5 * time.Second
+
+// killStarting is Kill, tried again while the task's supervisor cannot be
+// reached yet and the task has not ended.
+func killStarting(ctx context.Context, reg *bgtasks.Registry, id string, opts KillOptions) (Killed, error) {
+	deadline := time.Now().Add(startingPatience)
+	for {
+		k, err := Kill(ctx, reg, id, opts)
+		if !errors.Is(err, ErrNotReachable) || time.Now().After(deadline) {
+			return k, err
+		}
+		if t, gerr := reg.Get(id); gerr == nil && t.State().Ended() {
+			return k, err
+		}
+		select {
+		case <-ctx.Done():
+			return k, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

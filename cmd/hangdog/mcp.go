@@ -23,6 +23,7 @@ func newMCPCmd() *cobra.Command {
 	var consumer string
 	var maxWait time.Duration
 	var outputLimit int
+	var carryExports, structured bool
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: mcpShort,
@@ -40,7 +41,12 @@ top of the session's next tool result, each once. The session is a consumer
 of the event log (` + "`hangdog events`" + `); its cursor moves only after the result
 carrying an event has been written, so a crash can repeat an event, never
 lose one. Each session gets a fresh consumer name unless --consumer is given:
-pass the same name to keep the cursor across restarts of the harness.`,
+pass the same name to keep the cursor across restarts of the harness.
+
+Within a session, a bash call with no cwd runs in the directory the previous
+call ended in (cd carries over); --carry-exports carries its exports too.
+--structured adds an outputSchema to every tool and structuredContent to
+every result.`,
 		Example: `  claude mcp add hangdog -- hangdog mcp
   hangdog mcp --max-wait 50s          # a client that gives up on calls after 60 s (Codex's default)
   hangdog mcp --consumer my-harness   # keep the notification cursor across restarts`,
@@ -60,9 +66,11 @@ pass the same name to keep the cursor across restarts of the harness.`,
 					}
 					return startWatcherTask(store, id)
 				},
-				MaxWait:     maxWait,
-				OutputLimit: outputLimit,
-				Log:         os.Stderr,
+				MaxWait:      maxWait,
+				OutputLimit:  outputLimit,
+				CarryExports: carryExports,
+				Structured:   structured,
+				Log:          os.Stderr,
 			})
 			if err != nil {
 				return err
@@ -78,6 +86,8 @@ pass the same name to keep the cursor across restarts of the harness.`,
 		},
 	}
 	cmd.Flags().StringVar(&consumer, "consumer", "", "event-log consumer name for this session's notifications (default: a fresh mcp-<pid>-<time> name)")
+	cmd.Flags().BoolVar(&structured, "structured", false, "give every tool an outputSchema and every result structuredContent (status, exit_code, task_id, output…), for a harness that reads fields; Claude Code and Codex then show the model the JSON instead of the text")
+	cmd.Flags().BoolVar(&carryExports, "carry-exports", false, "set the variables a bash call exports again in the session's later calls (the cwd always carries over)")
 	cmd.Flags().DurationVar(&maxWait, "max-wait", 0, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; set it below your client's tool timeout (0: no limit)")
 	cmd.Flags().IntVar(&outputLimit, "output-limit", mcpserver.DefaultOutputLimit, "bytes of plain-text output per tool result; longer output is cut in the middle")
 	return cmd

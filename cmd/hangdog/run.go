@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -141,6 +142,9 @@ type runReport struct {
 	// included in OutputBytes and in what the caller got.
 	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
 	Reason              string `json:"reason,omitempty"`
+	// Wait is what a detached run waits for (prompt, pager, editor,
+	// secret, service…), so a harness can fit its next step to it.
+	Wait string `json:"wait,omitempty"`
 }
 
 func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
@@ -239,10 +243,10 @@ func (p *runPresenter) Detached(o taskctl.Outcome) error {
 	d := o.Detach
 	p.report.Status = "detached"
 	p.report.Reason = d.Reason
+	p.report.Wait = d.Wait
 	if !p.f.json {
-		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n"+
-			"  it keeps running; see `hangdog bg logs %s -f`, answer it with `hangdog bg send %s 'y\\n'`, `hangdog bg wait %s`, or `hangdog bg kill %s`\n",
-			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, d.TaskID, d.TaskID, d.TaskID, d.TaskID)
+		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n  %s\n",
+			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, taskctl.NextSteps(d.Wait, d.TaskID, cliCalls{}))
 	}
 	return p.finish()
 }
@@ -327,4 +331,18 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 		close(stop)
 		restoreTTY()
 	}, nil
+}
+
+// cliCalls are the commands a person (or a script) types on a task, for
+// taskctl.NextSteps.
+type cliCalls struct{}
+
+func (cliCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
+func (cliCalls) Wait(id string) string { return fmt.Sprintf("`hangdog bg wait %s`", id) }
+func (cliCalls) Kill(id string) string { return fmt.Sprintf("`hangdog bg kill %s`", id) }
+
+// Send writes text with bg send's escapes, in single quotes for the shell.
+func (cliCalls) Send(id, text string) string {
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "'", `'\''`)
+	return fmt.Sprintf("`hangdog bg send %s '%s'`", id, r.Replace(text))
 }

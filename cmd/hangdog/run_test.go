@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -422,5 +423,37 @@ func TestEventsConsumerGetsEachEventOnce(t *testing.T) {
 	}
 	if bad := e.run("events", "--wait", "1s"); bad.code != exitHangdogError {
 		t.Errorf("--wait without --consumer: exit %d", bad.code)
+	}
+}
+
+// The CLI's detach footer is fitted to what the command waits for, in the
+// words taskctl.NextSteps gives every front end: a prompt is answered with
+// bg send, not a blanket 'y'.
+func TestDetachFooterFitsThePrompt(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("run", "--set", "watchdog.inputWaitSec=1", "--", `read -p 'Overwrite? [y/N] ' a; echo "got $a"`)
+	if r.code != 0 || !strings.Contains(r.stderr, "moved to the background") {
+		t.Fatalf("want a detach for a prompt: exit %d %q", r.code, r.stderr)
+	}
+	id := regexp.MustCompile(`\bt[0-9]+\b`).FindString(r.stderr)
+	defer e.run("bg", "kill", id)
+	for _, want := range []string{"waiting for an answer", "`hangdog bg send " + id + ` 'ANSWER\n'` + "`", "`hangdog bg kill " + id + "`"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("footer lacks %q: %q", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, `'y\n'`) {
+		t.Errorf("footer still offers a blanket y: %q", r.stderr)
+	}
+	j := e.run("run", "--json", "--set", "watchdog.inputWaitSec=1", "--", `read -p 'Name? ' a`)
+	var rep struct {
+		Status, Wait string
+		TaskID       string `json:"task_id"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil || rep.Status != "detached" || rep.Wait != "prompt" {
+		t.Errorf("--json report of a detached prompt: %v %q", err, j.stdout)
+	}
+	if k := e.run("bg", "kill", rep.TaskID); k.code != 0 {
+		t.Errorf("bg kill %q: %d %s", rep.TaskID, k.code, k.stderr)
 	}
 }

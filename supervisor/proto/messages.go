@@ -21,6 +21,12 @@ type Detach struct {
 	// OutputBytes is how much output the log held at the detach: what the
 	// caller shows as "the output so far".
 	OutputBytes int64 `json:"output_bytes"`
+	// Wait is what the watchdog saw the run waiting for when it detached it:
+	// one of the watchdog's input kinds (prompt, secret, pager, editor,
+	// repl, menu, form, stdin, screen) or "service" (a server up and
+	// quiet); "" for a detach asked for by a caller. Front ends fit their
+	// advice to it, since typing "y" helps a prompt and not a pager.
+	Wait string `json:"wait,omitempty"`
 }
 
 // Verdict is the outcome of one watchdog check, as a status bar shows it:
