@@ -368,13 +368,17 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 		}
 		// A client decides from these which calls need the user's consent.
 		a := tool.Annotations
-		readOnly := tool.Name == "bg_tasks" || tool.Name == "bg_logs" || tool.Name == "bg_wait"
-		destructive := tool.Name == "bash" || tool.Name == "bg_kill" || tool.Name == "bg_send"
+		readOnly := tool.Name == "bg_tasks" || tool.Name == "bg_logs" || tool.Name == "bg_wait" || tool.Name == "watch_list"
+		destructive := tool.Name == "bash" || tool.Name == "bg_kill" || tool.Name == "bg_send" || tool.Name == "watch_delete"
 		if a == nil || a.ReadOnlyHint != readOnly || (!readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive)) {
 			t.Errorf("%s: annotations %+v, want readOnly %v, destructive %v", tool.Name, a, readOnly, destructive)
 		}
 		out, _ := json.Marshal(tool.OutputSchema)
-		for _, field := range []string{"status", "task_id"} {
+		fields := []string{"status", "task_id"}
+		if strings.HasPrefix(tool.Name, "watch_") {
+			fields = []string{"result"} // a watcher is no task: its text, as one field
+		}
+		for _, field := range fields {
 			if tool.Name != "bg_tasks" && !strings.Contains(string(out), `"`+field+`"`) {
 				t.Errorf("%s: outputSchema lacks %q: %s", tool.Name, field, out)
 			}

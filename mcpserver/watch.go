@@ -30,13 +30,16 @@ type watchIDInput struct {
 type watchListInput struct{}
 
 func (s *Server) addWatchTools() error {
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	// Creating, pausing and resuming change only hangdog's own records;
+	// deleting a watcher drops its state for good.
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	changes := &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
 	return errors.Join(
-		addTool(s, &mcp.Tool{Name: "watch_create", Title: "Watch for a change", Description: watchCreateDescription}, s.watchCreate, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_create", Title: "Watch for a change", Description: watchCreateDescription, Annotations: changes}, s.watchCreate, watchStructured),
 		addTool(s, &mcp.Tool{Name: "watch_list", Title: "List your watchers", Description: "List this session's watchers: state, fires used, last check, and why a paused one stopped.", Annotations: readOnly}, s.watchList, watchStructured),
-		addTool(s, &mcp.Tool{Name: "watch_pause", Title: "Pause a watcher", Description: "Pause one of your watchers: it stops checking; its state and the fires it used are kept (watch_resume restarts it)."}, s.watchPause, watchStructured),
-		addTool(s, &mcp.Tool{Name: "watch_resume", Title: "Resume a watcher", Description: "Resume a paused watcher of yours: clears the reason it stopped, keeps the fires used; an expired or spent watcher cannot resume."}, s.watchResume, watchStructured),
-		addTool(s, &mcp.Tool{Name: "watch_delete", Title: "Delete a watcher", Description: "Delete one of your watchers: it stops and its state is removed; its past events stay in the log."}, s.watchDelete, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_pause", Title: "Pause a watcher", Description: "Pause one of your watchers: it stops checking; its state and the fires it used are kept (watch_resume restarts it).", Annotations: changes}, s.watchPause, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_resume", Title: "Resume a watcher", Description: "Resume a paused watcher of yours: clears the reason it stopped, keeps the fires used; an expired or spent watcher cannot resume.", Annotations: changes}, s.watchResume, watchStructured),
+		addTool(s, &mcp.Tool{Name: "watch_delete", Title: "Delete a watcher", Description: "Delete one of your watchers: it stops and its state is removed; its past events stay in the log.", Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.watchDelete, watchStructured),
 	)
 }
 
