@@ -735,9 +735,20 @@ def stop(data):
     sid = data.get("session_id")
     events = take_news(sid)
     deadline = time.monotonic() + seconds(os.environ.get("HANGDOG_STOP_WAIT", "20s"))
+    waited = False
     while not events and time.monotonic() < deadline and waitable(sid):
+        waited = True
         time.sleep(0.3)
         events = take_news(sid)
+    if waited and not events:
+        # The task's result is written before its end event is: a task that
+        # ended between the last look at the news and the last look at the
+        # tasks has its event a moment later.
+        for _ in range(10):
+            time.sleep(0.2)
+            events = take_news(sid)
+            if events:
+                break
     if events:
         # Exit 2 with the reason on stderr: Claude Code 2.1 hands it to the
         # model once ("decision": "block" in JSON reaches it twice).
