@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -63,6 +65,16 @@ func (s *Server) watchStore() (*watch.Store, *toolResult) {
 		r := errorResult("%v", err)
 		return nil, &r
 	}
+	// The watchers.* limits, read at each call as the other settings are,
+	// so a change to the user file applies to the next create or resume.
+	// KeepGoing: a bad key elsewhere must not disable the watch tools.
+	wd, _ := os.Getwd()
+	conf, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
+	if err != nil {
+		r := errorResult("%v", err)
+		return nil, &r
+	}
+	st.Limits = watch.LimitsFrom(conf.Watchers())
 	return st, nil
 }
 

@@ -164,6 +164,51 @@ var keySpecs = []KeySpec{
 		Help:  "Give commands nobody is at (MCP, run --json, hooks) an environment without pagers, editors or credential prompts; false leaves the environment as it is.",
 		parse: parseBool,
 	},
+	// The watchers' limits. The group is "watchers", not "watch":
+	// HANGDOG_WATCH_CURSOR is what a command watcher is handed, and the
+	// loader refuses unknown variables of a group's prefix. Each is read
+	// when a watcher is created (watch create, watch_create) or resumed and
+	// kept in its spec, so a runner behaves as its watcher was created.
+	{
+		Key: "watchers.maxActivePerOwner", Kind: KindInt, Default: 10,
+		Allowed:     "a whole number from 1 to 100",
+		Help:        "Most watchers one owner (a session) may have active at once; another create or resume is refused.",
+		UserOnly:    true,
+		userOnlyWhy: "let an agent in it keep more watchers running on your machine than you allow",
+		parse:       intIn(1, 100),
+	},
+	{
+		Key: "watchers.maxFires", Kind: KindInt, Default: 20,
+		Allowed: "a whole number from 1 to 100",
+		Help:    "Fires a watcher gets when its create gives no --max-fires / max_fires; then it pauses.",
+		parse:   intIn(1, 100),
+	},
+	{
+		Key: "watchers.maxWakesPerHour", Kind: KindInt, Default: 12,
+		Allowed: "a whole number from 1 to 60",
+		Help:    "Wakes an hour that pause a watcher, when its create gives no --max-wakes-per-hour.",
+		parse:   intIn(1, 60),
+	},
+	{
+		Key: "watchers.graceChecks", Kind: KindInt, Default: 5,
+		Allowed: "a whole number from 1 to 100",
+		Help:    "Unreachable checks in a row (timeout, 5xx, 429) before the owner is told once and the watcher pauses.",
+		parse:   intIn(1, 100),
+	},
+	{
+		Key: "watchers.maxErrors", Kind: KindInt, Default: 3,
+		Allowed: "a whole number from 1 to 100",
+		Help:    "Failed checks in a row (404, a missing file) before the watcher pauses.",
+		parse:   intIn(1, 100),
+	},
+	{
+		Key: "watchers.networkIntervalFloorSec", Kind: KindNumber, Default: 60.0,
+		Allowed:     "a number of seconds from 1 to 3600",
+		Help:        "Shortest interval an http or rss watcher may ask for.",
+		UserOnly:    true,
+		userOnlyWhy: "make your machine ask other people's servers more often than you allow",
+		parse:       numberIn(1, true, 3600),
+	},
 }
 
 func init() {

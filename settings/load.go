@@ -55,6 +55,18 @@ type Settings struct {
 	agentProfile bool
 	// onSessionEnd is what a session's running tasks get when it ends.
 	onSessionEnd string
+	watchers     Watchers
+}
+
+// Watchers are the watchers' limits (watchers.*); the watch package turns
+// them into its Limits.
+type Watchers struct {
+	MaxActivePerOwner       int     `mapstructure:"maxActivePerOwner"`
+	MaxFires                int     `mapstructure:"maxFires"`
+	MaxWakesPerHour         int     `mapstructure:"maxWakesPerHour"`
+	GraceChecks             int     `mapstructure:"graceChecks"`
+	MaxErrors               int     `mapstructure:"maxErrors"`
+	NetworkIntervalFloorSec float64 `mapstructure:"networkIntervalFloorSec"`
 }
 
 type origin struct{ source, detail string }
@@ -124,6 +136,7 @@ func Load(opts Options) (*Settings, error) {
 			AgentProfile bool    `mapstructure:"agentProfile"`
 			OnSessionEnd string  `mapstructure:"onSessionEnd"`
 		} `mapstructure:"tasks"`
+		Watchers Watchers `mapstructure:"watchers"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
 		return nil, fmt.Errorf("decode the settings: %w", err)
@@ -132,6 +145,7 @@ func Load(opts Options) (*Settings, error) {
 	s.keepEnded = time.Duration(all.Tasks.KeepDays * float64(24*time.Hour))
 	s.agentProfile = all.Tasks.AgentProfile
 	s.onSessionEnd = all.Tasks.OnSessionEnd
+	s.watchers = all.Watchers
 	return s, nil
 }
 
@@ -299,6 +313,9 @@ func (s *Settings) KeepEnded() time.Duration { return s.keepEnded }
 // OnSessionEnd is what happens to a session's running tasks when the
 // session ends (tasks.onSessionEnd): "kill" or "keep".
 func (s *Settings) OnSessionEnd() string { return s.onSessionEnd }
+
+// Watchers is the effective watchers.* group: the watchers' limits.
+func (s *Settings) Watchers() Watchers { return s.watchers }
 
 // AgentProfile says whether commands nobody is at get the agent profile's
 // environment (tasks.agentProfile).

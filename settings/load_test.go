@@ -388,6 +388,12 @@ var alternatives = map[string]string{
 	"tasks.keepDays":                    "30",
 	"tasks.agentProfile":                "false",
 	"tasks.onSessionEnd":                "keep",
+	"watchers.maxActivePerOwner":        "2",
+	"watchers.maxFires":                 "5",
+	"watchers.maxWakesPerHour":          "30",
+	"watchers.graceChecks":              "2",
+	"watchers.maxErrors":                "9",
+	"watchers.networkIntervalFloorSec":  "5",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches

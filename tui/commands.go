@@ -46,6 +46,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		m.view = viewSettings
 	case "/events":
 		return m.listEvents()
+	case "/watch", "/watchers":
+		return m.openWatchers()
 	case "/log":
 		return m.openDebugLog()
 	case "/clear":

@@ -59,9 +59,11 @@ type Model struct {
 	held      []string // background notices waiting for the foreground command to end
 	notice    string   // one line above the prompt
 	bgRunning int
-	bgNew     int // background tasks that ended since /bg was last opened
-	taskIDs   []string
-	own       map[string]bool // ran here in the foreground and not detached
+	// watching is how many of the shell's watchers are active (watchScope).
+	watching int
+	bgNew    int // background tasks that ended since /bg was last opened
+	taskIDs  []string
+	own      map[string]bool // ran here in the foreground and not detached
 
 	find     *find     // Ctrl+F: searching the scrollback
 	hfind    *histFind // Ctrl+R: searching the history
@@ -81,6 +83,8 @@ type (
 	bgStatsMsg struct {
 		running int
 		ids     []string
+		// watching is the count of active watchers; -1 when unknown.
+		watching int
 	}
 	bgEventMsg struct{ ev bgtasks.Event }
 	noticeMsg  struct {
@@ -224,11 +228,12 @@ func (m *Model) followEvents() {
 func (m *Model) pollBackground() tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
+		watching := activeWatchers(reg)
 		tasks, err := reg.List()
 		if err != nil {
-			return bgStatsMsg{running: -1}
+			return bgStatsMsg{running: -1, watching: watching}
 		}
-		var s bgStatsMsg
+		s := bgStatsMsg{watching: watching}
 		for _, t := range tasks {
 			s.ids = append(s.ids, t.ID)
 			if t.Mode == bgtasks.Background && !t.State().Ended() {
@@ -281,6 +286,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.running >= 0 {
 			m.bgRunning, m.taskIDs = msg.running, msg.ids
 		}
+		if msg.watching >= 0 {
+			m.watching = msg.watching
+		}
+		return m, nil
+	case watchersMsg:
+		m.showWatchers(msg)
 		return m, nil
 	case VerdictMsg:
 		m.setVerdict(msg)

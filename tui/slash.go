@@ -29,6 +29,8 @@ var slashCommands = []slashCommand{
 	{"/logs", "ID", "follow a task's output", argTask},
 	{"/kill", "ID", "stop a task and everything it started", argTask},
 	{"/send", "ID TEXT", "type TEXT and Enter into a task's terminal (\\n, \\t, \\x03 escapes)", argTask},
+	{"/watch", "", "list watchers: kind, state, fires used, last check, why paused (also /watchers)", argNone},
+	{"/watchers", "", "the same as /watch", argNone},
 	{"/events", "", "list past notices: tasks that ended, were detached or warned", argNone},
 	{"/settings", "", "show and edit the watchdog settings", argNone},
 	{"/log", "", "follow the watchdog's debug log", argNone},

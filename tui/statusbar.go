@@ -113,6 +113,12 @@ func (m *Model) statusBar(now time.Time) string {
 	} else {
 		parts = append(parts, barPart{prio: 2, forms: []string{styleBar.Render("action: " + m.action)}})
 	}
+	// After action (same priority, so action gives way first): how many
+	// watchers stand, a number a person would otherwise forget.
+	if m.watching > 0 {
+		parts = append(parts, barPart{prio: 2, forms: []string{
+			styleBar.Render(fmt.Sprintf("watch: %d active", m.watching)), styleBar.Render(fmt.Sprintf("watch: %d", m.watching))}})
+	}
 	if m.scroll > 0 {
 		parts = append(parts, barPart{prio: 7, forms: []string{
 			styleBarWarn.Render(fmt.Sprintf("↑%d PgDn", m.scroll)), styleBarWarn.Render(fmt.Sprintf("↑%d", m.scroll))}})

@@ -27,7 +27,7 @@ func TestClipCountsColumnsNotRunes(t *testing.T) {
 }
 
 func TestStatusBarFitsEveryWidth(t *testing.T) {
-	m := &Model{action: "background", bgRunning: 3, bgNew: 2, scroll: 40,
+	m := &Model{action: "background", bgRunning: 3, bgNew: 2, scroll: 40, watching: 2,
 		fg:      &foreground{command: "make -j8 all && ./scripts/deploy.sh --env staging", started: time.Now()},
 		verdict: VerdictMsg{Status: "stuck", Confidence: 0.92, Streak: 1, Need: 2}}
 	m.fg.watchdog.Enabled, m.fg.watchdog.WatchBash = true, true
@@ -52,7 +52,28 @@ func TestStatusBarFitsEveryWidth(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(full, "action: background") || !strings.Contains(full, "stuck 0.92 (1/2)") {
+	if !strings.Contains(full, "action: background") || !strings.Contains(full, "stuck 0.92 (1/2)") || !strings.Contains(full, "watch: 2 active") {
 		t.Fatalf("the full bar: %q", full)
+	}
+}
+
+// The watchers' count gives way after the action mode and before the
+// background count: at a width where one of them must go, action goes and
+// "watch: N" stays whole; narrower, it shortens to "watch: N", then goes.
+func TestStatusBarWatchersGiveWayByPriority(t *testing.T) {
+	m := &Model{action: "background", bgRunning: 1, watching: 3}
+	width := func(w int) string { m.width = w; return ansi.Strip(m.statusBar(time.Now())) }
+	if b := width(120); !strings.Contains(b, "watch: 3 active") || !strings.Contains(b, "action: background") {
+		t.Fatalf("120 columns: %q, want every field", b)
+	}
+	if b := width(60); strings.Contains(b, "action:") || !strings.Contains(b, "watch: 3 active") || !strings.Contains(b, "bg: 1 running") {
+		t.Fatalf("60 columns: %q, want action gone first and the watchers whole", b)
+	}
+	if b := width(46); strings.Contains(b, "watch: 3 active") || !strings.Contains(b, "watch: 3 ") {
+		t.Fatalf("46 columns: %q, want the short form watch: 3", b)
+	}
+	m.watching = 0
+	if b := width(120); strings.Contains(b, "watch") {
+		t.Fatalf("no active watchers: %q, want no watch field", b)
 	}
 }

@@ -21,7 +21,7 @@ type Created struct {
 // created and takes its baseline at the first check that gets through.
 // The caller starts its runner.
 func (s *Store) Create(ctx context.Context, q *Request, owner, project string) (*Created, error) {
-	spec, err := q.Validate(owner, time.Now())
+	spec, err := q.ValidateWith(s.Limits, owner, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/settings"
 )
 
 // Kinds of source.
@@ -55,6 +57,48 @@ const (
 	DefaultMaxErrors       = 3 // 404s, missing paths… in a row before an auto-pause
 	DefaultCommandTimeout  = 30 * time.Second
 )
+
+// Limits are the user-tunable limits, from the watchers.* settings. The
+// watch package does not read settings itself: the front ends (watch
+// create, the MCP tools) load them where they run and put them in the
+// Store. A watcher's spec keeps what applied at create, so its runner
+// (__watch), started later in another environment, behaves as created.
+type Limits struct {
+	MaxActivePerOwner    int           // watchers.maxActivePerOwner
+	MaxFires             int           // watchers.maxFires: the budget when a request gives none
+	MaxWakesPerHour      int           // watchers.maxWakesPerHour: the default when a request gives none
+	GraceChecks          int           // watchers.graceChecks
+	MaxErrors            int           // watchers.maxErrors
+	NetworkIntervalFloor time.Duration // watchers.networkIntervalFloorSec
+}
+
+// DefaultLimits are the built-in values, the same as the settings'
+// defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxActivePerOwner: MaxActivePerOwner, MaxFires: DefaultMaxFires, MaxWakesPerHour: DefaultMaxWakesPerHour,
+		GraceChecks: DefaultGraceChecks, MaxErrors: DefaultMaxErrors, NetworkIntervalFloor: NetworkIntervalFloor,
+	}
+}
+
+// orDefaults fills a zero field (a Limits built by hand) from DefaultLimits.
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
+	pick := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	pick(&l.MaxActivePerOwner, d.MaxActivePerOwner)
+	pick(&l.MaxFires, d.MaxFires)
+	pick(&l.MaxWakesPerHour, d.MaxWakesPerHour)
+	pick(&l.GraceChecks, d.GraceChecks)
+	pick(&l.MaxErrors, d.MaxErrors)
+	if l.NetworkIntervalFloor <= 0 {
+		l.NetworkIntervalFloor = d.NetworkIntervalFloor
+	}
+	return l
+}
 
 // Spec is what a watcher was asked to do; written once at create.
 type Spec struct {
@@ -153,6 +197,13 @@ func ParseExpiry(s string) (time.Time, error) {
 // Validate turns a request into a spec for owner, applying defaults and
 // every limit. now is when it is asked (expiry must be after it).
 func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
+	return q.ValidateWith(DefaultLimits(), owner, now)
+}
+
+// ValidateWith is Validate under the given limits (the watchers.*
+// settings).
+func (q *Request) ValidateWith(lim Limits, owner string, now time.Time) (*Spec, error) {
+	lim = lim.orDefaults()
 	s := &Spec{
 		Kind: strings.ToLower(strings.TrimSpace(q.Kind)), Target: strings.TrimSpace(q.Target),
 		Check: strings.ToLower(strings.TrimSpace(q.Check)), Path: strings.TrimSpace(q.Path), Value: q.Value,
@@ -187,7 +238,7 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 	floor, def := LocalIntervalFloor, 30*time.Second
 	switch {
 	case s.network():
-		floor, def = NetworkIntervalFloor, 5*time.Minute
+		floor, def = lim.NetworkIntervalFloor, max(5*time.Minute, lim.NetworkIntervalFloor)
 	case s.Kind == KindFile:
 		def = 5 * time.Second
 	}
@@ -196,7 +247,7 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 		iv := time.Duration(q.IntervalSeconds * float64(time.Second))
 		if iv < floor || q.IntervalSeconds > 7*24*3600 {
 			return nil, refuse("interval_seconds (--interval)", fmtNum(q.IntervalSeconds),
-				fmt.Sprintf("use at least %v for kind %s and at most a week", floor, s.Kind))
+				fmt.Sprintf("use at least %v for kind %s (watchers.networkIntervalFloorSec for http and rss) and at most a week", floor, s.Kind))
 		}
 		s.Interval = iv
 	}
@@ -225,25 +276,25 @@ func (q *Request) Validate(owner string, now time.Time) (*Spec, error) {
 		}
 		s.Cooldown = time.Duration(*q.CooldownSeconds * float64(time.Second))
 	}
-	s.MaxFires = DefaultMaxFires
+	s.MaxFires = lim.MaxFires
 	if q.MaxFires != nil {
 		n := *q.MaxFires
 		switch {
 		case n == 0 && owner != "":
 			return nil, refuse("max_fires (--max-fires)", "0", "use 1 to 100; 0 (unlimited) is refused for a watcher with an owner (a session)")
 		case n < 0 || n > MaxMaxFires:
-			return nil, refuse("max_fires (--max-fires)", strconv.Itoa(n), "use a whole number from 1 to 100 (default 20)")
+			return nil, refuse("max_fires (--max-fires)", strconv.Itoa(n), fmt.Sprintf("use a whole number from 1 to 100 (default %d, watchers.maxFires)", lim.MaxFires))
 		}
 		s.MaxFires = n
 	}
-	s.MaxWakesPerHour = DefaultMaxWakesPerHour
+	s.MaxWakesPerHour = lim.MaxWakesPerHour
 	if q.MaxWakesPerHour != nil {
 		if n := *q.MaxWakesPerHour; n < 1 || n > 60 {
-			return nil, refuse("max_wakes_per_hour (--max-wakes-per-hour)", strconv.Itoa(n), "use a whole number from 1 to 60 (default 12)")
+			return nil, refuse("max_wakes_per_hour (--max-wakes-per-hour)", strconv.Itoa(n), fmt.Sprintf("use a whole number from 1 to 60 (default %d, watchers.maxWakesPerHour)", lim.MaxWakesPerHour))
 		}
 		s.MaxWakesPerHour = *q.MaxWakesPerHour
 	}
-	s.GraceChecks, s.MaxErrors = DefaultGraceChecks, DefaultMaxErrors
+	s.GraceChecks, s.MaxErrors = lim.GraceChecks, lim.MaxErrors
 	return s, nil
 }
 
@@ -315,3 +366,12 @@ func validCheck(s *Spec) error {
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// LimitsFrom turns the watchers.* settings into Limits.
+func LimitsFrom(w settings.Watchers) Limits {
+	return Limits{
+		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
+		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors,
+		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
+	}.orDefaults()
+}

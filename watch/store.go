@@ -75,6 +75,9 @@ var ErrNotFound = errors.New("no such watcher")
 type Store struct {
 	reg *bgtasks.Registry
 	dir string
+	// Limits apply to create and resume; OpenStore sets DefaultLimits and
+	// a front end replaces them with the watchers.* settings.
+	Limits Limits
 }
 
 // OpenStore opens (creating) the watchers directory of the registry's home.
@@ -83,7 +86,7 @@ func OpenStore(reg *bgtasks.Registry) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("watchers directory: %w", err)
 	}
-	return &Store{reg: reg, dir: dir}, nil
+	return &Store{reg: reg, dir: dir, Limits: DefaultLimits()}, nil
 }
 
 // Registry is the task registry the store's events go to.
@@ -249,11 +252,12 @@ func (s *Store) activeOf(owner string) int {
 }
 
 func (s *Store) capRefusal(owner string) error {
-	if owner == "" || s.activeOf(owner) < MaxActivePerOwner {
+	limit := s.Limits.orDefaults().MaxActivePerOwner
+	if owner == "" || s.activeOf(owner) < limit {
 		return nil
 	}
-	return refuse("watchers of "+owner, strconv.Itoa(MaxActivePerOwner)+" active",
-		fmt.Sprintf("at most %d active watchers per owner; pause or delete one first (`hangdog watch ls`)", MaxActivePerOwner))
+	return refuse("watchers of "+owner, strconv.Itoa(limit)+" active",
+		fmt.Sprintf("at most %d active watchers per owner (watchers.maxActivePerOwner); pause or delete one first (`hangdog watch ls`)", limit))
 }
 
 // add stores a new watcher with its baseline state and returns its id.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -43,7 +44,23 @@ func openWatchStore() (*watch.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return watch.OpenStore(reg)
+	store, err := watch.OpenStore(reg)
+	if err != nil {
+		return nil, err
+	}
+	// The watchers.* limits; KeepGoing as the run paths do, so a bad key in
+	// a cloned repository's file does not stop every watch command (the
+	// rest apply, and a user-only key there is left out).
+	wd, _ := os.Getwd()
+	st, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range st.Warnings() {
+		fmt.Fprintf(os.Stderr, "hangdog: warning: %v\n", w)
+	}
+	store.Limits = watch.LimitsFrom(st.Watchers())
+	return store, nil
 }
 
 func newWatchCmd() *cobra.Command {
@@ -103,7 +120,8 @@ and fire nothing); --max-fires 1-100 (default 20), then the watcher pauses;
 --max-wakes-per-hour (default 12); at most 10 active watchers per owner. An
 unreachable source (timeout, 5xx, 429) is a skipped check; after 5 in a row
 you are told once and the watcher pauses; 3 errors in a row (404, a missing
-file) pause it too.`,
+file) pause it too. The numbers are the built-in values of the watchers.*
+settings (` + "`hangdog config list`" + `), read at create and resume.`,
 		Example: `  hangdog watch create --kind file ./build/status.json --check status --path state --value failed,passed
   hangdog watch create --kind http https://shop.example/api/item/42 --check below --path data.price --value 90 --interval 10m
   hangdog watch create --kind http https://example.com/changelog --expires 2026-12-24T18:00:00Z --max-fires 3

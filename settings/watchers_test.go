@@ -1,0 +1,79 @@
+package settings
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every watchers.* key reaches Watchers(): an alternative value set by a
+// flag comes out as that value, not the default.
+func TestWatchersKeysReachWatchers(t *testing.T) {
+	flags := map[string]string{}
+	for _, k := range Keys() {
+		if strings.HasPrefix(k.Key, "watchers.") {
+			flags[k.Key] = alternatives[k.Key]
+		}
+	}
+	if len(flags) != 6 {
+		t.Fatalf("%d watchers.* keys, want 6 (add the new one here and to Watchers)", len(flags))
+	}
+	got := layers{flags: flags}.load(t)
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	want := Watchers{MaxActivePerOwner: 2, MaxFires: 5, MaxWakesPerHour: 30, GraceChecks: 2, MaxErrors: 9, NetworkIntervalFloorSec: 5}
+	if w := got.settings.Watchers(); w != want {
+		t.Errorf("Watchers() = %+v, want %+v", w, want)
+	}
+	def := layers{}.load(t)
+	if w := def.settings.Watchers(); w != (Watchers{MaxActivePerOwner: 10, MaxFires: 20, MaxWakesPerHour: 12, GraceChecks: 5, MaxErrors: 3, NetworkIntervalFloorSec: 60}) {
+		t.Errorf("default Watchers() = %+v, want the built-in limits", w)
+	}
+}
+
+func TestWatchersKeysRefuseBadValues(t *testing.T) {
+	for _, c := range []struct{ key, text, allowed string }{
+		{"watchers.maxActivePerOwner", "0", "a whole number from 1 to 100"},
+		{"watchers.maxActivePerOwner", "2.5", "a whole number from 1 to 100"},
+		{"watchers.maxFires", "101", "a whole number from 1 to 100"},
+		{"watchers.maxWakesPerHour", "61", "a whole number from 1 to 60"},
+		{"watchers.graceChecks", "many", "a whole number from 1 to 100"},
+		{"watchers.maxErrors", "-1", "a whole number from 1 to 100"},
+		{"watchers.networkIntervalFloorSec", "0.5", "a number of seconds from 1 to 3600"},
+	} {
+		if _, err := Validate(c.key, c.text); err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), c.allowed) {
+			t.Errorf("Validate(%s, %q) = %v, want it refused naming the key and %q", c.key, c.text, err, c.allowed)
+		}
+	}
+}
+
+// A cloned repository must not raise how many watchers an agent keeps or
+// how often they ask other servers; it may tune the rest.
+func TestWatchersUserOnlyKeysAreRefusedInAProjectFile(t *testing.T) {
+	for _, c := range []struct{ yaml, key string }{
+		{"watchers:\n  maxActivePerOwner: 100\n", "watchers.maxActivePerOwner"},
+		{"watchers:\n  networkIntervalFloorSec: 1\n", "watchers.networkIntervalFloorSec"},
+	} {
+		got := layers{project: c.yaml}.load(t)
+		if got.err == nil || !strings.Contains(got.err.Error(), c.key+": cannot be set in a project file") {
+			t.Errorf("project %q: error = %v, want it refused as user-only", c.yaml, got.err)
+		}
+	}
+	got := layers{project: "watchers:\n  maxFires: 3\n"}.load(t)
+	if got.err != nil || got.settings.Watchers().MaxFires != 3 {
+		t.Errorf("project watchers.maxFires: %v, want it applied", got.err)
+	}
+}
+
+// HANGDOG_WATCH_CURSOR is a command watcher's own variable: the group is
+// watchers, so it must not be refused as an unknown setting, while a
+// misspelt HANGDOG_WATCHERS_* is.
+func TestWatchersEnvPrefix(t *testing.T) {
+	if err := refuseUnknownEnv([]string{"HANGDOG_WATCH_CURSOR={}"}); err != nil {
+		t.Errorf("HANGDOG_WATCH_CURSOR refused: %v", err)
+	}
+	err := refuseUnknownEnv([]string{"HANGDOG_WATCHERS_MAXFIRE=3"})
+	if err == nil || !strings.Contains(err.Error(), "did you mean HANGDOG_WATCHERS_MAXFIRES (watchers.maxFires)?") {
+		t.Errorf("HANGDOG_WATCHERS_MAXFIRE: %v, want refused with the key suggested", err)
+	}
+}
