@@ -46,7 +46,8 @@ type Meta struct {
 	// The supervisor process (owner of the PTY and socket).
 	SupervisorPID   int    `json:"supervisor_pid,omitempty"`
 	SupervisorTicks uint64 `json:"supervisor_start_ticks,omitempty"` // /proc/PID/stat field 22
-	// The command's session leader (bash or the exec'd program).
+	// The command's process (bash or the exec'd program), leader of the
+	// terminal's foreground group PGID.
 	PID        int    `json:"pid,omitempty"`
 	PGID       int    `json:"pgid,omitempty"`
 	StartTicks uint64 `json:"start_ticks,omitempty"`

@@ -177,6 +177,13 @@ func (s *supervisor) detach(reason, wait string) (proto.Detach, error) {
 	if reason == "" {
 		reason = "detached on request"
 	}
+	return s.toBackground(proto.Detach{Reason: reason, Wait: wait})
+}
+
+// toBackground is detach with what the caller is told filled in by the
+// reason for it (d's Reason, Wait, ExitCode, LeftRunning).
+func (s *supervisor) toBackground(d proto.Detach) (proto.Detach, error) {
+	reason := d.Reason
 	s.mu.Lock()
 	if s.isEnded() || s.killDone != nil {
 		s.mu.Unlock()
@@ -196,12 +203,8 @@ func (s *supervisor) detach(reason, wait string) (proto.Detach, error) {
 	if err := s.reg.WriteMeta(meta); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
-	d := proto.Detach{
-		TaskID: meta.ID, Reason: reason, ElapsedMS: now.Sub(meta.Started).Milliseconds(),
-		Tail:        s.lastLines(),
-		OutputBytes: s.written.Load(),
-		Wait:        wait,
-	}
+	d.TaskID, d.ElapsedMS = meta.ID, now.Sub(meta.Started).Milliseconds()
+	d.Tail, d.OutputBytes = s.lastLines(), s.written.Load()
 	ev := meta.Event(bgtasks.EventDetached)
 	ev.DurationMS, ev.Reason, ev.Tail = d.ElapsedMS, reason, d.Tail
 	if _, err := s.reg.AppendEvent(ev); err != nil {

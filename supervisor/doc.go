@@ -1,6 +1,6 @@
 // Package supervisor is the per-task supervisor process, and only that: it
-// holds the PTY master, starts the command as a session leader on the
-// slave, records every byte of output, reaps every descendant (it is a child
+// holds the PTY master and leads its session, starts the command as the
+// slave's foreground process group, records every byte of output, reaps every descendant (it is a child
 // subreaper), serves the task's control socket, checks the task (the
 // watchdog's sampling loop), and applies actions — detach, kill, send,
 // resize — whoever asks for them. Main is its entry point.
@@ -12,6 +12,8 @@
 //   - output_linux.go: reading the PTY into output.log, the drain, the
 //     output notices
 //   - lifecycle_linux.go: reaping, killing, recording and announcing the end
+//   - leftover_linux.go: keeping and reporting what the command left
+//     running when it exited
 //   - link_linux.go: the caller link (frames to the caller, its input,
 //     resizes and stops)
 //   - control_linux.go: the control socket's server, one case per proto.Op

@@ -22,14 +22,22 @@ import (
 func (s *supervisor) reap(env *environment) {
 	<-env.signalsReady
 	for {
+		reaped := false
 		for {
 			var ws unix.WaitStatus
 			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
 			if pid <= 0 || err != nil {
 				break
 			}
+			reaped = true
 			if pid == s.pid {
 				s.exited <- ws
+			}
+		}
+		if reaped {
+			select {
+			case s.reaped <- struct{}{}:
+			default: // one pending wake covers any number of children
 			}
 		}
 		<-env.sigchld

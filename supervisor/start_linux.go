@@ -16,8 +16,12 @@ import (
 	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
-// startCommand starts the command as the session leader of the PTY slave.
-func (s *supervisor) startCommand(slave *os.File) (int, error) {
+// startCommand starts the command on the PTY slave: in a process group of
+// its own made the terminal's foreground group when the slave is the
+// supervisor's controlling terminal (ctty), else as the session leader.
+// As the foreground group it gets what the terminal sends (Ctrl+C is
+// SIGINT to it), and its exit hangs nothing up.
+func (s *supervisor) startCommand(slave *os.File, ctty bool) (int, error) {
 	argv := s.spec.Argv
 	if s.spec.Shell || len(argv) == 0 {
 		argv = []string{"bash", "-c", s.spec.Command}
@@ -38,11 +42,17 @@ func (s *supervisor) startCommand(slave *os.File) (int, error) {
 		return 0, err
 	}
 	fd := slave.Fd()
+	sys := &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if ctty {
+		// Foreground's Ctty is the supervisor's descriptor; the child sets
+		// the group with signals blocked, so it is not stopped by SIGTTOU.
+		sys = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: int(fd)}
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Dir:   s.spec.Cwd,
 		Env:   env,
 		Files: []uintptr{fd, fd, fd},
-		Sys:   &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+		Sys:   sys,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)

@@ -67,6 +67,9 @@ type supervisor struct {
 	outputReady chan struct{}
 	readerDone  chan struct{}
 	exited      chan unix.WaitStatus // the command's own exit, once
+	// reaped is sent to (without blocking) once reap has collected a
+	// child: what keepLeftOver waits on instead of polling.
+	reaped chan struct{}
 
 	inflight sync.WaitGroup // control requests being answered; the process waits for them
 
@@ -155,6 +158,7 @@ func newSupervisor(reg *bgtasks.Registry, h proto.Handover, link net.Conn) *supe
 		readerDone:  make(chan struct{}),
 		outputReady: make(chan struct{}, 1),
 		exited:      make(chan unix.WaitStatus, 1),
+		reaped:      make(chan struct{}, 1),
 		wake:        newReaderWake(),
 		ended:       make(chan struct{}),
 	}
@@ -172,7 +176,11 @@ type environment struct {
 	// terminal and a process group of its own.
 	signalsReady  chan struct{}
 	master, slave *os.File
-	err           error // the first failure, reported once there is a task
+	// ctty: the slave is this process's controlling terminal, so the
+	// command is started as its foreground group rather than as the
+	// session leader (startCommand).
+	ctty bool
+	err  error // the first failure, reported once there is a task
 }
 
 func prepare() *environment {
@@ -187,6 +195,15 @@ func prepare() *environment {
 	}
 	unignoreSignals() // before the command starts: see sigreset_linux.go
 	env.master, env.slave, env.err = openPTY()
+	if env.err == nil {
+		// The supervisor, not the command, leads the terminal's session:
+		// when a session leader exits the kernel hangs up the terminal's
+		// foreground group, which would kill whatever the command left
+		// running (`server &`) before anyone could be told of it. It is a
+		// session leader without a terminal (spawn starts it with
+		// setsid); if that ever fails, the command leads as before.
+		env.ctty = unix.IoctlSetInt(int(env.slave.Fd()), unix.TIOCSCTTY, 0) == nil
+	}
 	return env
 }
 
@@ -243,7 +260,7 @@ func (s *supervisor) run(env *environment) int {
 		return s.failStart(err)
 	}
 	var err error
-	s.pid, err = s.startCommand(slave)
+	s.pid, err = s.startCommand(slave, env.ctty)
 	slave.Close()
 	if err != nil {
 		return s.failStart(err)
@@ -312,7 +329,7 @@ func (s *supervisor) run(env *environment) int {
 	trim.Stop()
 	stopWatch()
 	<-watched
-	s.drain(exitAt)
+	s.drain(s.keepLeftOver(status, exitAt))
 	s.mu.Lock()
 	killDone := s.killDone
 	s.mu.Unlock()

@@ -66,10 +66,11 @@ type Event struct {
 
 // The contract's types, under the names front ends use.
 type (
-	Spec    = proto.Spec
-	Detach  = proto.Detach
-	Verdict = proto.Verdict
-	Status  = proto.Status
+	Spec     = proto.Spec
+	Detach   = proto.Detach
+	LeftProc = proto.LeftProc
+	Verdict  = proto.Verdict
+	Status   = proto.Status
 )
 
 // ErrSupervisorGone means the link closed without an end, detach or failure:

@@ -41,15 +41,19 @@ func TestIdleBackgroundSupervisorSleeps(t *testing.T) {
 		}
 		return n
 	}
-	time.Sleep(time.Second) // start-up is not idle
+	// Start-up is not idle, and it includes the image trim a second after
+	// the command starts (supervisor.trimAfter): sampling at exactly one
+	// second could catch it.
+	time.Sleep(1500 * time.Millisecond)
 	before := switches()
 	time.Sleep(2 * time.Second)
 	if n := switches() - before; n > 6 {
 		t.Errorf("an idle supervisor woke %d times in 2 s; want it asleep (a 50 ms poll is 40)", n)
 	}
 	// Its output still arrives, and it still ends promptly when the
-	// command does while a child holds the terminal.
-	r = e.run("bg", "run", "--", "bash", "-c", "sleep 5 & echo done-here")
+	// command has exited and the last child it left, holding the
+	// terminal, ends.
+	r = e.run("bg", "run", "--", "bash", "-c", "sleep 1 & echo done-here")
 	id2 := strings.TrimSpace(r.stdout)
 	eventually(t, "the task with a lingering child to end", 3*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "exited")

@@ -145,6 +145,9 @@ type runReport struct {
 	// Wait is what a detached run waits for (prompt, pager, editor,
 	// secret, service…), so a harness can fit its next step to it.
 	Wait string `json:"wait,omitempty"`
+	// LeftRunning: the command exited (ExitCode) and these processes it
+	// started still run; the task stays running until they end.
+	LeftRunning []taskctl.LeftProc `json:"left_running,omitempty"`
 }
 
 func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.Spec, f runFlags) error {
@@ -244,11 +247,20 @@ func (p *runPresenter) Detached(o taskctl.Outcome) error {
 	p.report.Status = "detached"
 	p.report.Reason = d.Reason
 	p.report.Wait = d.Wait
+	p.report.ExitCode, p.report.LeftRunning = d.ExitCode, d.LeftRunning
 	if !p.f.json {
 		fmt.Fprintf(os.Stderr, "\nhangdog: %s moved to the background after %s: %s\n  %s\n",
 			d.TaskID, taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.Reason, taskctl.NextSteps(d.Wait, d.TaskID, cliCalls{}))
 	}
-	return p.finish()
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if d.ExitCode != nil {
+		// The command itself has ended: its status is the run's, as
+		// for any command that exits, whatever it left running.
+		return exitCode(*d.ExitCode)
+	}
+	return nil
 }
 
 func (p *runPresenter) Ended(o taskctl.Outcome) error {

@@ -27,6 +27,18 @@ type Detach struct {
 	// quiet); "" for a detach asked for by a caller. Front ends fit their
 	// advice to it, since typing "y" helps a prompt and not a pager.
 	Wait string `json:"wait,omitempty"`
+	// ExitCode is set when the run moved to the background because its
+	// command exited and left processes running (LeftRunning): the
+	// command's own exit status, which the task's result will also carry.
+	ExitCode    *int       `json:"exit_code,omitempty"`
+	LeftRunning []LeftProc `json:"left_running,omitempty"`
+}
+
+// LeftProc is a process the command started that still ran when it exited.
+type LeftProc struct {
+	PID       int      `json:"pid"`
+	Argv      []string `json:"argv"`
+	Listening []string `json:"listening,omitempty"` // "127.0.0.1:8000"
 }
 
 // Verdict is the outcome of one watchdog check, as a status bar shows it:
