@@ -16,26 +16,31 @@ const fullBinaryName = "hangdog-full"
 
 func init() {
 	rootRun = func(*cobra.Command, []string) error { return execFull(os.Args[1:]) }
-	for _, c := range []struct{ use, short string }{
-		{"shell", shellShort}, {"settings", settingsShort}, {"mcp", mcpShort},
-	} {
-		registerCommand(func() *cobra.Command {
-			cmd := &cobra.Command{
-				Use:   c.use,
-				Short: c.short,
-				// hangdog-full parses the flags and prints the help.
-				DisableFlagParsing: true,
-				RunE:               func(*cobra.Command, []string) error { return execFull(os.Args[1:]) },
-			}
-			// `hangdog help mcp` shows the same help as `hangdog mcp --help`.
-			cmd.SetHelpFunc(func(*cobra.Command, []string) {
-				err := execFull([]string{c.use, "--help"})
-				fmt.Fprintln(os.Stderr, "hangdog:", err)
-				os.Exit(exitHangdogError)
-			})
-			return cmd
+	handOver("shell", shellShort, false)
+	handOver("settings", settingsShort, false)
+	handOver("mcp", mcpShort, false)
+}
+
+// handOver registers a command the lite hangdog lists but hangdog-full
+// runs: the shell, the settings screen, the MCP server, the watchers.
+func handOver(use, short string, hidden bool) {
+	registerCommand(func() *cobra.Command {
+		cmd := &cobra.Command{
+			Use:    use,
+			Short:  short,
+			Hidden: hidden,
+			// hangdog-full parses the flags and prints the help.
+			DisableFlagParsing: true,
+			RunE:               func(*cobra.Command, []string) error { return execFull(os.Args[1:]) },
+		}
+		// `hangdog help mcp` shows the same help as `hangdog mcp --help`.
+		cmd.SetHelpFunc(func(*cobra.Command, []string) {
+			err := execFull([]string{use, "--help"})
+			fmt.Fprintln(os.Stderr, "hangdog:", err)
+			os.Exit(exitHangdogError)
 		})
-	}
+		return cmd
+	})
 }
 
 // execFull replaces this process with hangdog-full, given args and the same
