@@ -248,6 +248,11 @@ class Runner:
         out.status = report.get("status", "?")
         if at_max and out.status == "killed":
             out.status = "killed at max"
+        if out.status == "detached" and report.get("left_running"):
+            # The command ended by itself and left processes running, which
+            # its task keeps: the call came back at the command's own end,
+            # with its exit code; no watchdog act.
+            out.status = "exited, left running"
         started = task_started(home, task_id) or t0
         lines = read_log(home, task_id)
         out.checks = len(lines)
