@@ -39,46 +39,18 @@ func (f *fileSource) Observe(ctx context.Context, _ *State) (*Observation, error
 	return &Observation{Text: text, JSON: v}, nil
 }
 
-// Changes watches the directory and passes on events naming the file.
-// The watcher's goroutine is owned by ctx: it closes the fsnotify watcher
-// and returns when ctx is done.
+// Changes watches the directory and passes on events naming the file,
+// until ctx is done.
 func (f *fileSource) Changes(ctx context.Context) (<-chan struct{}, error) {
 	abs, err := filepath.Abs(f.path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := fsnotify.NewWatcher()
+	ch, err := watchDir(ctx, filepath.Dir(abs), func(ev fsnotify.Event) bool {
+		return filepath.Clean(ev.Name) == abs && ev.Op != fsnotify.Chmod
+	})
 	if err != nil {
 		return nil, fmt.Errorf("inotify for %s: %w", f.path, err)
 	}
-	if err := w.Add(filepath.Dir(abs)); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("inotify for %s: %w", f.path, err)
-	}
-	out := make(chan struct{}, 1)
-	go func() {
-		defer w.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Clean(ev.Name) != abs || ev.Op == fsnotify.Chmod {
-					continue
-				}
-				select {
-				case out <- struct{}{}:
-				default: // one pending wake-up is enough
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-	return out, nil
+	return ch, nil
 }

@@ -176,45 +176,18 @@ func (r *Runner) Run(ctx context.Context) error {
 // files (pause, resume, delete), so a paused watcher's task ends at once
 // rather than at its next check. Its goroutine ends with ctx.
 func (r *Runner) controlChanges(ctx context.Context) <-chan struct{} {
-	w, err := fsnotify.NewWatcher()
+	dir := r.Store.watcherDir(r.ID)
+	ch, err := watchDir(ctx, dir, func(ev fsnotify.Event) bool {
+		// state.json replaced (pause, resume), or the directory itself
+		// moved or removed (delete renames it first, and fsnotify drops a
+		// watch whose directory moved).
+		self := filepath.Clean(ev.Name) == filepath.Clean(dir)
+		return filepath.Base(ev.Name) == "state.json" || self || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	})
 	if err != nil {
 		return nil
 	}
-	dir := r.Store.watcherDir(r.ID)
-	if err := w.Add(dir); err != nil {
-		w.Close()
-		return nil
-	}
-	out := make(chan struct{}, 1)
-	go func() {
-		defer w.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				// state.json replaced (pause, resume), or the directory
-				// itself moved or removed (delete renames it first, and
-				// fsnotify drops a watch whose directory moved).
-				self := filepath.Clean(ev.Name) == filepath.Clean(dir)
-				if filepath.Base(ev.Name) != "state.json" && !self && !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
-					continue
-				}
-				select {
-				case out <- struct{}{}:
-				default:
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-	return out
+	return ch
 }
 
 func (r *Runner) stopped() (bool, error) {
