@@ -73,16 +73,17 @@ per line, with the output tail it carries.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			write := func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) }
+			if consumer != "" {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return deliverEvents(ctx, reg, consumer, wait, scope, write)
+			}
 			emit := func(e bgtasks.Event) error {
 				if !scope.SeesEvent(e) {
 					return nil
 				}
-				return writeEvent(out, e, asJSON)
-			}
-			if consumer != "" {
-				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
-				return deliverEvents(ctx, reg, consumer, wait, scope, emit)
+				return write(e)
 			}
 			if wait != 0 {
 				return errors.New("--wait needs --consumer NAME: it waits for events that consumer has not seen")
