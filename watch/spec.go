@@ -120,6 +120,10 @@ type Spec struct {
 	GraceChecks     int           `json:"grace_checks"`
 	MaxErrors       int           `json:"max_errors"`
 
+	// Link: set for the kinds called in through the receiver (webhook,
+	// approval); see link.go.
+	Link *Link `json:"link,omitempty"`
+
 	Owner   string    `json:"owner,omitempty"`
 	Project string    `json:"project,omitempty"`
 	Created time.Time `json:"created"`
