@@ -6,11 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,17 +19,7 @@ import (
 var hangdogBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hdfault")
-	if err != nil {
-		panic(err)
-	}
-	if hangdogBin, err = testbin.Build(dir); err != nil {
-		os.RemoveAll(dir)
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, "hdfault", true, func(bin string) { hangdogBin = bin })
 }
 
 // world is an isolated hangdog home and config.
@@ -73,23 +61,8 @@ type result struct {
 // run runs hangdog to completion, bounded by a generous timeout.
 func (w *world) run(args ...string) result {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c := w.command(ctx, args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatalf("hangdog %s: %v", strings.Join(args, " "), err)
-	}
-	if ctx.Err() != nil {
-		w.t.Fatalf("hangdog %s: timed out\nstdout: %s\nstderr: %s", strings.Join(args, " "), out.String(), errb.String())
-	}
-	return result{out.String(), errb.String(), code}
+	r := testbin.Run(w.t, hangdogBin, w.environ(), w.root, args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 // runJSON runs `hangdog run --json -- …` and decodes its report.

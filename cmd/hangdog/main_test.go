@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +21,7 @@ import (
 var hangdogBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hdbin")
-	if err != nil {
-		panic(err)
-	}
-	if hangdogBin, err = testbin.Build(dir); err != nil {
-		os.RemoveAll(dir)
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, "hdbin", true, func(bin string) { hangdogBin = bin })
 }
 
 // env is an isolated hangdog world: its own home and config.
@@ -75,23 +64,8 @@ type result struct {
 // run runs hangdog to completion (bounded by a generous timeout).
 func (e *env) run(args ...string) result {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c := e.command(ctx, args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("hangdog %s: %v", strings.Join(args, " "), err)
-	}
-	if ctx.Err() != nil {
-		e.t.Fatalf("hangdog %s: timed out\nstdout: %s\nstderr: %s", strings.Join(args, " "), out.String(), errb.String())
-	}
-	return result{out.String(), errb.String(), code}
+	r := testbin.Run(e.t, hangdogBin, e.environ(), filepath.Dir(e.home), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 // eventually polls cond until it holds or the deadline passes.

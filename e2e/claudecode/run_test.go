@@ -31,60 +31,18 @@ var (
 	runSeq   atomic.Int64
 )
 
-// findClaude looks for the pinned CLI: $HANGDOG_CLAUDE, then claude on
-// PATH, then the prefix .ci/run installs into.
-func findClaude() (string, string) {
-	prefix := os.Getenv("HANGDOG_E2E_PREFIX")
-	if prefix == "" {
-		prefix = filepath.Join(os.TempDir(), "hangdog-e2e", "claude-code-"+ClaudeVersion)
-	}
-	var tried []string
-	for _, c := range []string{os.Getenv("HANGDOG_CLAUDE"), "claude", filepath.Join(prefix, "bin", "claude")} {
-		if c == "" {
-			continue
-		}
-		path, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		out, _ := exec.Command(path, "--version").Output()
-		if strings.Contains(string(out), ClaudeVersion) {
-			return path, ""
-		}
-		tried = append(tried, fmt.Sprintf("%s is %q", path, strings.TrimSpace(string(out))))
-	}
-	found := ""
-	if len(tried) > 0 {
-		found = " (found " + strings.Join(tried, "; ") + ")"
-	}
-	why := fmt.Sprintf("Claude Code CLI %s is not installed%s: .ci/run installs it with npm "+
-		"(npm install -g --prefix %s @anthropic-ai/claude-code@%s), or set HANGDOG_CLAUDE", ClaudeVersion, found, prefix, ClaudeVersion)
-	return "", why
+// pinnedClaude is the CLI these tests run, found at $HANGDOG_CLAUDE, on
+// PATH, or under the prefix .ci/run installs into ($HANGDOG_E2E_PREFIX).
+var pinnedClaude = testbin.Pinned{
+	Name: "claude", Version: ClaudeVersion, EnvBin: "HANGDOG_CLAUDE", EnvPrefix: "HANGDOG_E2E_PREFIX",
+	Dir: "claude-code-" + ClaudeVersion, Package: "@anthropic-ai/claude-code", Installer: ".ci/run",
 }
 
 func TestMain(m *testing.M) {
-	claude, skipWhy = findClaude()
+	claude, skipWhy = pinnedClaude.Find()
 	wd, _ := os.Getwd()
 	repoRoot = filepath.Clean(filepath.Join(wd, "../.."))
-	code := 0
-	if claude != "" {
-		dir, err := os.MkdirTemp("", "hdcc")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		binDir = dir
-		if _, err := testbin.Build(dir); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.RemoveAll(dir)
-			os.Exit(2)
-		}
-		code = m.Run()
-		os.RemoveAll(dir)
-	} else {
-		code = m.Run()
-	}
-	os.Exit(code)
+	testbin.Main(m, "hdcc", claude != "", func(bin string) { binDir = testbin.Dir(bin) })
 }
 
 func needClaude(t *testing.T) {

@@ -30,55 +30,19 @@ var (
 	codex, skipWhy, binDir, repoRoot string
 )
 
-func findCodex() (string, string) {
-	prefix := os.Getenv("HANGDOG_E2E_CODEX_PREFIX")
-	if prefix == "" {
-		prefix = filepath.Join(os.TempDir(), "hangdog-e2e", "codex-"+CodexVersion)
-	}
-	var tried []string
-	for _, c := range []string{os.Getenv("HANGDOG_CODEX"), "codex", filepath.Join(prefix, "bin", "codex")} {
-		if c == "" {
-			continue
-		}
-		path, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		out, _ := exec.Command(path, "--version").Output()
-		if strings.Contains(string(out), CodexVersion) {
-			return path, ""
-		}
-		tried = append(tried, fmt.Sprintf("%s is %q", path, strings.TrimSpace(string(out))))
-	}
-	found := ""
-	if len(tried) > 0 {
-		found = " (found " + strings.Join(tried, "; ") + ")"
-	}
-	return "", fmt.Sprintf("Codex CLI %s is not installed%s: .ci/install-agent-clis installs it with npm "+
-		"(npm install -g --prefix %s @openai/codex@%s), or set HANGDOG_CODEX", CodexVersion, found, prefix, CodexVersion)
+// pinnedCodex is the CLI this test runs, found at $HANGDOG_CODEX, on PATH,
+// or under the prefix .ci/install-agent-clis installs into
+// ($HANGDOG_E2E_CODEX_PREFIX).
+var pinnedCodex = testbin.Pinned{
+	Name: "codex", Version: CodexVersion, EnvBin: "HANGDOG_CODEX", EnvPrefix: "HANGDOG_E2E_CODEX_PREFIX",
+	Dir: "codex-" + CodexVersion, Package: "@openai/codex", Installer: ".ci/install-agent-clis",
 }
 
 func TestMain(m *testing.M) {
-	codex, skipWhy = findCodex()
+	codex, skipWhy = pinnedCodex.Find()
 	wd, _ := os.Getwd()
 	repoRoot = filepath.Clean(filepath.Join(wd, "../.."))
-	if codex == "" {
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "hdcx")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	binDir = dir
-	if _, err := testbin.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, "hdcx", codex != "", func(bin string) { binDir = testbin.Dir(bin) })
 }
 
 // standin plays the model over the Responses API: the n-th request (n
