@@ -88,7 +88,15 @@ KINDS = [("pager", re.compile(r"\bpager\b")), ("editor", re.compile(r"\beditor\b
          ("input", re.compile(r"waiting for input|waits for input|password")), ("stuck", re.compile(r"stuck|looping|retry"))]
 
 
-def wait_kind(reason):
+# What `hangdog run --json` says a detached run waits for ("wait") -> the
+# hook's kind; the reason's words are the fallback for records without it.
+WAITS = {"pager": "pager", "editor": "editor", "service": "service", "prompt": "input", "secret": "input",
+         "repl": "input", "menu": "input", "form": "input", "stdin": "input", "screen": "input"}
+
+
+def wait_kind(reason, wait=None):
+    if wait in WAITS:
+        return WAITS[wait]
     for kind, rx in KINDS:
         if rx.search(reason or ""):
             return kind
@@ -618,7 +626,7 @@ def run_main(argv):
     status, tid = r.get("status"), r.get("task_id")
     if status == "detached":
         reason = plain(r.get("reason"))
-        kind = wait_kind(reason)
+        kind = wait_kind(reason, r.get("wait"))
         last = (out.rstrip("\n").split("\n") or [""])[-1]
         if kind == "stuck" and last.strip() and PROMPT_LINE.search(last) and not out.endswith("\n"):
             # Quiet, with an unfinished line that reads as a question.
