@@ -192,7 +192,7 @@ func TestTerminalRestoredAfterFullScreen(t *testing.T) {
 	p.typeLine("top -d 0.2")
 	p.waitFor("load average")
 	p.keys("C-b")
-	p.waitFor("is in the background")
+	p.waitFor("keeps running in the background")
 	rows := p.idle()
 	noTop("after Ctrl+B", rows)
 	p.typeLine("/quit")

@@ -47,8 +47,6 @@ type fullscreen struct {
 	reg    *bgtasks.Registry
 	stdin  io.Reader
 	stdout io.Writer
-
-	detached bool // Ctrl+B moved the task to the background
 }
 
 func (x *fullscreen) SetStdin(r io.Reader)  { x.stdin = r }
@@ -182,11 +180,7 @@ func (x *fullscreen) relay(in *os.File, leave chan struct{}) error {
 func (x *fullscreen) detach() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := detachTask(ctx, x.reg, x.fg.id, "detached with Ctrl+B"); err != nil {
-		return err
-	}
-	x.detached = true
-	return nil
+	return detachTask(ctx, x.reg, x.fg.id, "detached with Ctrl+B")
 }
 
 func indexByte(b []byte, c byte) int {

@@ -396,9 +396,9 @@ func (m *Model) fullscreenDone(msg fullscreenDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice("full-screen hand-over: "+msg.err.Error(), true)
 	}
-	if msg.x.detached {
-		m.setNotice(msg.x.fg.id+" is in the background; /logs "+msg.x.fg.id+" follows it", false)
-	}
+	// A detach by Ctrl+B is told once, by finished, when the run's outcome
+	// arrives: the two messages come in either order, and a second notice
+	// here would replace that one or be replaced by it.
 	if m.fg == msg.x.fg {
 		m.fg.link.Resize(uint16(m.height), uint16(m.width))
 	}
