@@ -478,3 +478,29 @@ func TestConditionSurvivesAKillDuringTheAsk(t *testing.T) {
 		t.Errorf("state: fires %d, judging %+v", st.FiresUsed, st.Judging)
 	}
 }
+
+// A match that waited for a failing model when the watcher expires was
+// news before the expiry: it goes out unchecked, then the expiry.
+func TestConditionMatchWaitingAtExpiryFiresUnchecked(t *testing.T) {
+	s := newStore(t)
+	m := newFakeModel(t, func(int) reply { return reply{status: 200, content: "not JSON"} })
+	expires := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	c, path := newFileWatcher(t, s, Request{Condition: "it matters", ExpiresAt: expires}, "a")
+	writeFile(t, path, "b")
+	tick(t, &Runner{Store: s, ID: c.Spec.ID, Judge: m.judge(t)})
+	if st := state(t, s, c.Spec.ID); st.Judging == nil {
+		t.Fatalf("no match waits after a bad answer: %+v", st)
+	}
+	later := &Runner{Store: s, ID: c.Spec.ID, Judge: m.judge(t), Now: func() time.Time { return time.Now().Add(2 * time.Hour) }}
+	if stop := tick(t, later); !stop {
+		t.Fatal("the expired watcher did not stop")
+	}
+	fired := events(t, s, c.Spec.ID, bgtasks.EventWatchFired)
+	expired := events(t, s, c.Spec.ID, bgtasks.EventWatchExpired)
+	if len(fired) != 1 || !strings.Contains(fired[0].Reason, "condition not checked (the watcher expired before the decision model answered)") {
+		t.Fatalf("fires %+v: want the waiting match, unchecked", fired)
+	}
+	if len(expired) != 1 || !strings.Contains(expired[0].Reason, "after 1 fires") || m.requests() != 1 {
+		t.Errorf("expiry events %+v, %d requests: want one expiry after the fire, no more asks", expired, m.requests())
+	}
+}
