@@ -49,7 +49,7 @@ func helperMain(job string) int {
 	case "run", "run-crash-after-reserve":
 		r := &Runner{Store: s, ID: arg, Log: os.Stdout, httpTimeout: 2 * time.Second}
 		if u := os.Getenv(helperModelEnv); u != "" {
-			r.Judge, r.JudgeNote = JudgeFor(settings.DecisionModel{Source: "custom", Backend: "openai", URL: u, Model: "m", TimeoutSec: 60}, os.Getenv)
+			r.Judge, r.JudgeNote, _ = JudgeFor(settings.DecisionModel{Source: "custom", Backend: "openai", URL: u, Model: "m", TimeoutSec: 60}, os.Getenv)
 		}
 		if job == "run-crash-after-reserve" {
 			r.afterReserve = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }

@@ -65,15 +65,15 @@ func ModelJudge(asker jev.ConditionAsker) Judge {
 // configure, resolved exactly as the supervisor resolves its own
 // (jev.ResolveRemote over watchdog.decisionModel.* and, in "inherit" mode,
 // getenv), with a line for the runner's log saying what conditions are
-// asked of. No remote model, or a configuration that is refused, is a
-// Judge that abstains at once saying why: a watcher never waits on a model
-// it cannot have.
-func JudgeFor(dm settings.DecisionModel, getenv func(string) string) (Judge, string) {
+// asked of; asks is false when no model will be. No remote model, or a
+// configuration that is refused, is a Judge that abstains at once saying
+// why: a watcher never waits on a model it cannot have.
+func JudgeFor(dm settings.DecisionModel, getenv func(string) string) (j Judge, note string, asks bool) {
 	cfg, ok, err := jev.ResolveRemote(dm.Source, jev.RemoteConfig{
 		Backend: dm.Backend, URL: dm.URL, Model: dm.Model, APIKeyEnv: dm.APIKeyEnv, Timeout: dm.Timeout(),
 	}, getenv)
 	if err == nil && !ok {
-		return NoModel(noModelHint), "conditions: " + noModelHint + "; a fire with a condition goes out marked not checked"
+		return NoModel(noModelHint), "conditions: " + noModelHint + "; a fire with a condition goes out marked not checked", false
 	}
 	var asker jev.ConditionAsker
 	if err == nil {
@@ -81,13 +81,13 @@ func JudgeFor(dm settings.DecisionModel, getenv func(string) string) (Judge, str
 	}
 	if err != nil {
 		why := "the decision model cannot be used: " + jev.Redact(err.Error())
-		return NoModel(why), "conditions: " + why + "; a fire with a condition goes out marked not checked"
+		return NoModel(why), "conditions: " + why + "; a fire with a condition goes out marked not checked", false
 	}
 	what := cfg.Backend + " at " + jev.SafeURL(cfg.URL)
 	if cfg.Model != "" {
 		what += ", model " + cfg.Model
 	}
-	return ModelJudge(asker), "conditions are asked of " + what
+	return ModelJudge(asker), "conditions are asked of " + what, true
 }
 
 // Judging is a match waiting for the decision model's verdict on the

@@ -93,8 +93,8 @@ func (m *fakeModel) judge(t *testing.T) Judge {
 	env := map[string]string{jev.EnvOpenAIBaseURL: m.srv.URL + "/v1", jev.EnvOpenAIModel: "watch-judge"}
 	dm := settings.Default().DecisionModel
 	dm.TimeoutSec = 5
-	j, line := JudgeFor(dm, func(k string) string { return env[k] })
-	if !strings.Contains(line, "conditions are asked of openai at "+m.srv.URL) {
+	j, line, asks := JudgeFor(dm, func(k string) string { return env[k] })
+	if !asks || !strings.Contains(line, "conditions are asked of openai at "+m.srv.URL) {
 		t.Fatalf("JudgeFor: %s", line)
 	}
 	return j
@@ -334,8 +334,8 @@ func TestConditionWithoutAModelFiresUnchecked(t *testing.T) {
 	}{
 		{"nil Judge", func() Judge { return nil }},
 		{"settings with no remote model", func() Judge {
-			j, line := JudgeFor(settings.Default().DecisionModel, func(string) string { return "" })
-			if !strings.Contains(line, "no decision model is configured") {
+			j, line, asks := JudgeFor(settings.Default().DecisionModel, func(string) string { return "" })
+			if asks || !strings.Contains(line, "no decision model is configured") {
 				t.Errorf("JudgeFor log line %q", line)
 			}
 			return j
@@ -358,8 +358,8 @@ func TestConditionWithoutAModelFiresUnchecked(t *testing.T) {
 	}
 	// A refused configuration abstains at once too, saying what is wrong.
 	dm := settings.DecisionModel{Source: "custom", Backend: "openai", URL: "ftp://nowhere", Model: "m", TimeoutSec: 5}
-	_, line := JudgeFor(dm, func(string) string { return "" })
-	if !strings.Contains(line, "cannot be used") || !strings.Contains(line, "not an http(s) URL") {
+	_, line, asks := JudgeFor(dm, func(string) string { return "" })
+	if asks || !strings.Contains(line, "cannot be used") || !strings.Contains(line, "not an http(s) URL") {
 		t.Errorf("JudgeFor of a bad URL: %s", line)
 	}
 }

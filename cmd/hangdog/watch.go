@@ -162,7 +162,7 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			if f.Changed("max-wakes-per-hour") {
 				q.MaxWakesPerHour = &maxWakes
 			}
-			store, err := openWatchStore()
+			store, st, err := openWatchStoreSettings()
 			if err != nil {
 				return err
 			}
@@ -170,6 +170,13 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			c, err := store.Create(cmd.Context(), &q, owner, project)
 			if err != nil {
 				return err
+			}
+			if c.Spec.Condition != "" {
+				// The runner resolves the model the same way, from this
+				// environment: say now if it will not have one.
+				if _, note, asks := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv); !asks {
+					fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", note)
+				}
 			}
 			taskID, terr := startWatcherTask(store, c.Spec.ID)
 			if asJSON {
@@ -536,7 +543,7 @@ func newWatchRunnerCmd() *cobra.Command {
 			defer stop()
 			// The supervisor's decision model, resolved here from this
 			// task's own settings and environment (those of the create).
-			judge, note := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv)
+			judge, note, _ := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv)
 			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout, Judge: judge, JudgeNote: note}
 			return r.Run(ctx)
 		},

@@ -52,7 +52,7 @@ func TestWatchCLIConditionAskedOfTheDecisionModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	create := func(env []string, path string) (id, task string) {
+	create := func(env []string, path string) (id, task, stderr string) {
 		t.Helper()
 		r := e.runEnv(env, "watch", "create", "--kind", "file", path, "--interval", "1s",
 			"--condition", "the build failed for a reason other than a flaky test", "--json")
@@ -63,10 +63,13 @@ func TestWatchCLIConditionAskedOfTheDecisionModel(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &c); r.code != 0 || err != nil {
 			t.Fatalf("create: %d %v %s %s", r.code, err, r.stdout, r.stderr)
 		}
-		return c.ID, c.TaskID
+		return c.ID, c.TaskID, r.stderr
 	}
-	w1, t1 := create(withModel, judged)
-	w2, t2 := create(noModel, unjudged)
+	w1, t1, warn1 := create(withModel, judged)
+	w2, t2, warn2 := create(noModel, unjudged)
+	if warn1 != "" || !strings.Contains(warn2, "warning: conditions: no decision model is configured") {
+		t.Errorf("create's warnings: with a model %q, without %q; want only the second to warn", warn1, warn2)
+	}
 	defer e.run("watch", "rm", w1)
 	defer e.run("watch", "rm", w2)
 	for _, task := range []string{t1, t2} {
