@@ -5,7 +5,10 @@
 // budgets, wakes per hour, per-owner caps), each watcher's durable state
 // under <home>/watchers/<id>/ and the loop a watcher's background task runs
 // (Runner). Fires and pauses become events in the registry's event log, so
-// they reach consumers exactly as task events do.
+// they reach consumers exactly as task events do. A watcher's
+// natural-language condition is asked of the remote decision model
+// (judge.go: Judge, JudgeFor) only after its check fired, the match kept in
+// the state until the model settles it.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
 // runner) and the MCP server: the http and rss kinds need net/http and an

@@ -542,7 +542,8 @@ func newWatchRunnerCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			// The supervisor's decision model, resolved here from this
-			// task's own settings and environment (those of the create).
+			// task's own settings and environment (those of the create
+			// or resume that started it).
 			judge, note, _ := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv)
 			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout, Judge: judge, JudgeNote: note}
 			return r.Run(ctx)
