@@ -12,6 +12,11 @@
 // Every answer carries the evidence that decided it, in words, and every
 // failure of a remote backend becomes an abstention, never an action.
 //
+// It also defines the one question asked for a watcher
+// (ConditionAsker): does the owner's natural-language condition hold for
+// what the watched source says? What a model is shown of that source is
+// ConditionText: printable, redacted, capped.
+//
 // This package chooses and checks a remote backend (ResolveRemote) but has
 // no HTTP client: that is package jev/remote, which the supervisor reaches
 // through a helper process (jev/askproc), so that the program started for

@@ -202,6 +202,12 @@ var keySpecs = []KeySpec{
 		parse:   intIn(1, 100),
 	},
 	{
+		Key: "watchers.judgeFailures", Kind: KindInt, Default: 3,
+		Allowed: "a whole number from 1 to 20",
+		Help:    "Failed asks of the decision model in a row on one match (timeout, 5xx, a malformed answer) before a watcher with a condition fires anyway, marked not checked.",
+		parse:   intIn(1, 20),
+	},
+	{
 		Key: "watchers.networkIntervalFloorSec", Kind: KindNumber, Default: 60.0,
 		Allowed:     "a number of seconds from 1 to 3600",
 		Help:        "Shortest interval an http or rss watcher may ask for.",

@@ -66,6 +66,7 @@ type Watchers struct {
 	MaxWakesPerHour         int     `mapstructure:"maxWakesPerHour"`
 	GraceChecks             int     `mapstructure:"graceChecks"`
 	MaxErrors               int     `mapstructure:"maxErrors"`
+	JudgeFailures           int     `mapstructure:"judgeFailures"`
 	NetworkIntervalFloorSec float64 `mapstructure:"networkIntervalFloorSec"`
 }
 

@@ -393,6 +393,7 @@ var alternatives = map[string]string{
 	"watchers.maxWakesPerHour":          "30",
 	"watchers.graceChecks":              "2",
 	"watchers.maxErrors":                "9",
+	"watchers.judgeFailures":            "4",
 	"watchers.networkIntervalFloorSec":  "5",
 }
 

@@ -14,19 +14,19 @@ func TestWatchersKeysReachWatchers(t *testing.T) {
 			flags[k.Key] = alternatives[k.Key]
 		}
 	}
-	if len(flags) != 6 {
-		t.Fatalf("%d watchers.* keys, want 6 (add the new one here and to Watchers)", len(flags))
+	if len(flags) != 7 {
+		t.Fatalf("%d watchers.* keys, want 7 (add the new one here and to Watchers)", len(flags))
 	}
 	got := layers{flags: flags}.load(t)
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	want := Watchers{MaxActivePerOwner: 2, MaxFires: 5, MaxWakesPerHour: 30, GraceChecks: 2, MaxErrors: 9, NetworkIntervalFloorSec: 5}
+	want := Watchers{MaxActivePerOwner: 2, MaxFires: 5, MaxWakesPerHour: 30, GraceChecks: 2, MaxErrors: 9, JudgeFailures: 4, NetworkIntervalFloorSec: 5}
 	if w := got.settings.Watchers(); w != want {
 		t.Errorf("Watchers() = %+v, want %+v", w, want)
 	}
 	def := layers{}.load(t)
-	if w := def.settings.Watchers(); w != (Watchers{MaxActivePerOwner: 10, MaxFires: 20, MaxWakesPerHour: 12, GraceChecks: 5, MaxErrors: 3, NetworkIntervalFloorSec: 60}) {
+	if w := def.settings.Watchers(); w != (Watchers{MaxActivePerOwner: 10, MaxFires: 20, MaxWakesPerHour: 12, GraceChecks: 5, MaxErrors: 3, JudgeFailures: 3, NetworkIntervalFloorSec: 60}) {
 		t.Errorf("default Watchers() = %+v, want the built-in limits", w)
 	}
 }
@@ -39,6 +39,8 @@ func TestWatchersKeysRefuseBadValues(t *testing.T) {
 		{"watchers.maxWakesPerHour", "61", "a whole number from 1 to 60"},
 		{"watchers.graceChecks", "many", "a whole number from 1 to 100"},
 		{"watchers.maxErrors", "-1", "a whole number from 1 to 100"},
+		{"watchers.judgeFailures", "0", "a whole number from 1 to 20"},
+		{"watchers.judgeFailures", "21", "a whole number from 1 to 20"},
 		{"watchers.networkIntervalFloorSec", "0.5", "a number of seconds from 1 to 3600"},
 	} {
 		if _, err := Validate(c.key, c.text); err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), c.allowed) {

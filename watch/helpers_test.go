@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/settings"
 )
 
 // Tests that need real processes re-run this test binary with
@@ -20,6 +21,9 @@ const (
 	helperEnv     = "WATCH_TEST_HELPER"
 	helperHomeEnv = "WATCH_TEST_HOME"
 	helperArgEnv  = "WATCH_TEST_ARG"
+	// helperModelEnv: the base URL of an OpenAI-compatible model the
+	// runner asks conditions of.
+	helperModelEnv = "WATCH_TEST_MODEL"
 )
 
 func TestMain(m *testing.M) {
@@ -44,6 +48,9 @@ func helperMain(job string) int {
 	switch job {
 	case "run", "run-crash-after-reserve":
 		r := &Runner{Store: s, ID: arg, Log: os.Stdout, httpTimeout: 2 * time.Second}
+		if u := os.Getenv(helperModelEnv); u != "" {
+			r.Judge, r.JudgeNote, _ = JudgeFor(settings.DecisionModel{Source: "custom", Backend: "openai", URL: u, Model: "m", TimeoutSec: 60}, os.Getenv)
+		}
 		if job == "run-crash-after-reserve" {
 			r.afterReserve = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 		}

@@ -11,6 +11,8 @@ import (
 	"html"
 	"regexp"
 	"strings"
+
+	"github.com/hangdog/hangdog/jev"
 )
 
 // Source is one kind of watched thing. Observe looks once and says what it
@@ -168,12 +170,14 @@ func htmlText(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// untrusted marks text from a watched source before it reaches a model:
-// it is data, never instructions.
+// untrusted marks text from a watched source before it reaches a model
+// (an event's payload is read by the agent): it is data, never
+// instructions, and its secrets are redacted first.
 func untrusted(s string) string {
 	if s == "" {
 		return ""
 	}
+	s = jev.Redact(s)
 	if len(s) > maxPayload {
 		cut := maxPayload
 		for cut > 0 && (s[cut]&0xC0) == 0x80 {

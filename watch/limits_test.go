@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -287,40 +286,6 @@ func TestWakesPerHourCapPauses(t *testing.T) {
 	st := state(t, s, c.Spec.ID)
 	if st.FiresUsed != 2 || !st.Paused || !strings.Contains(st.Reason, "more than 2 wakes in an hour") {
 		t.Fatalf("state %+v: want 2 fires then a pause naming the cap", st)
-	}
-}
-
-func TestConditionAskedOnlyAfterCheckFires(t *testing.T) {
-	s := newStore(t)
-	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, `{"status":"running"}`)
-	q := Request{Kind: KindFile, Target: path, Check: CheckStatus, Path: "status", Value: "failed", Condition: "the failure is not a flaky test"}
-	judged := create(t, s, &q, "a")
-	unjudged := create(t, s, &q, "a")
-	var asked []string
-	r := &Runner{Store: s, ID: judged.Spec.ID, Judge: func(_ context.Context, cond, text string) (bool, bool) {
-		asked = append(asked, text)
-		return false, true // the model says the condition does not hold
-	}}
-	r2 := &Runner{Store: s, ID: unjudged.Spec.ID} // no model: abstains
-	writeFile(t, path, `{"status":"queued"}`)
-	tick(t, r) // changed, but the status check does not fire: no model
-	tick(t, r2)
-	if len(asked) != 0 {
-		t.Fatalf("the model was asked before the check fired: %q", asked)
-	}
-	writeFile(t, path, `{"status":"failed"}`)
-	tick(t, r)
-	tick(t, r2)
-	if len(asked) != 1 || !strings.Contains(asked[0], "untrusted") {
-		t.Fatalf("asked %q: want once, with the text marked untrusted", asked)
-	}
-	if n := len(events(t, s, judged.Spec.ID, bgtasks.EventWatchFired)); n != 0 {
-		t.Errorf("fired %d times although the model said no", n)
-	}
-	fired := events(t, s, unjudged.Spec.ID, bgtasks.EventWatchFired)
-	if len(fired) != 1 || !strings.Contains(fired[0].Reason, "condition not checked") {
-		t.Fatalf("fires %+v: want one marked not checked", fired)
 	}
 }
 

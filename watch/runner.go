@@ -19,18 +19,6 @@ import (
 	"github.com/hangdog/hangdog/jev"
 )
 
-// Judge asks the decision model whether a watcher's natural-language
-// condition holds for what changed; it is asked only after the
-// deterministic check fired. ok=false is an abstention: the fire goes out
-// marked "condition not checked", so a model that is down never swallows
-// news.
-type Judge func(ctx context.Context, condition, untrustedText string) (holds, ok bool)
-
-// abstain is the Judge until one is wired in: hangdog's remote decision
-// model is asked about processes, not arbitrary conditions, so watchers
-// fire unchecked and say so.
-func abstain(context.Context, string, string) (bool, bool) { return false, false }
-
 // Runner is the loop one watcher's background task runs (`hangdog __watch
 // ID`): it waits for the interval or for the source to say it changed,
 // checks, and fires. Everything it knows is in the store, so it can be
@@ -39,8 +27,18 @@ type Runner struct {
 	Store *Store
 	ID    string
 	Log   io.Writer // one line per check: the task's output, `bg logs`
-	Judge Judge     // nil: abstain
-	Now   func() time.Time
+	// Judge asks a watcher's condition; nil abstains at once (no
+	// decision model is configured). See judge.go.
+	Judge Judge
+	// JudgeNote says what Judge asks (JudgeFor's line); logged at the
+	// start of a watcher with a condition.
+	JudgeNote string
+	Now       func() time.Time
+
+	// awaiting: the last tick left a match waiting for the decision model,
+	// so the next check (which asks again) is an interval away even where
+	// change notifications stretch the timer.
+	awaiting bool
 
 	// afterReserve, for tests: runs after a fire is reserved on disk and
 	// before it is delivered (a test kills the process there).
@@ -130,6 +128,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err // paused before this task got going
 	}
 	r.logf("watching %s", spec.Label())
+	if spec.Condition != "" && r.JudgeNote != "" {
+		r.logf("%s", r.JudgeNote)
+	}
 	due := nextCheck(r.now(), spec.Interval, spec.network())
 	var lastCheck time.Time
 	for {
@@ -168,7 +169,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		if stop {
 			return nil
 		}
-		due = nextCheck(r.now(), every, spec.network())
+		next := every
+		if r.awaiting {
+			next = spec.Interval
+		}
+		due = nextCheck(r.now(), next, spec.network())
 	}
 }
 
@@ -203,15 +208,68 @@ func (r *Runner) stopped() (bool, error) {
 	return paused, err
 }
 
-// Tick is one scheduled check: limits first (expiry, spent budget), then
-// the source, then the check and, if it fires, the event. stop says the
-// watcher is paused or gone and the runner should end.
+// Tick is one scheduled check: limits first (expiry, spent budget); then,
+// if a match awaits the decision model, the model is asked again and the
+// source is observed only once the match is settled; then the source, the
+// check and, if it fires, the event (or, for a watcher with a condition,
+// the question to the model). stop says the watcher is paused or gone and
+// the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
+	r.awaiting = false
 	if err := r.deliverPending(); err != nil {
 		return false, err
 	}
-	var spec *Spec
-	var snap State
+	spec, snap, stop, err := r.limits()
+	if err != nil || stop {
+		return stop, errors.Join(err, r.deliverPending())
+	}
+	if snap.Judging != nil {
+		var settled bool
+		stop, settled, err = r.settle(ctx)
+		if err != nil || stop || !settled {
+			return stop, errors.Join(err, r.deliverPending())
+		}
+		// Settled (it may have fired and spent the budget): look again.
+		if spec, snap, stop, err = r.limits(); err != nil || stop {
+			return stop, errors.Join(err, r.deliverPending())
+		}
+	}
+	src, err := r.source(spec)
+	if err != nil {
+		return true, err
+	}
+	obs, oerr := src.Observe(ctx, &snap)
+	if ctx.Err() != nil {
+		return true, nil // stopping: an interrupted fetch is no observation
+	}
+	var judge bool
+	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
+		if st.Paused { // paused while we looked
+			stop = true
+			return errSkipWrite
+		}
+		stop = r.apply(sp, st, obs, oerr)
+		judge = st.Judging != nil
+		return nil
+	})
+	if errors.Is(err, errSkipWrite) {
+		err = nil
+	}
+	if errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	if err == nil && judge && !stop {
+		// The match is on disk; the model is asked outside the lock, so
+		// a slow model never holds up a pause or a delete.
+		stop, _, err = r.settle(ctx)
+	}
+	return stop, errors.Join(err, r.deliverPending())
+}
+
+// limits checks expiry and the fire budget before anything is looked at,
+// pausing the watcher when either is spent, and returns the spec and a
+// copy of the state to observe with.
+func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
 		spec = sp
 		if st.Paused {
@@ -220,6 +278,11 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 		}
 		now := r.now()
 		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) {
+			if j := st.Judging; j != nil {
+				// Matched before the expiry: news, though unjudged.
+				r.commit(sp, st, j.Summary+"; condition not checked (the watcher expired before the decision model answered): "+clip(sp.Condition, 200), j.Payload, now)
+				st.Judging = nil
+			}
 			how := "without firing"
 			if st.FiresUsed > 0 {
 				how = fmt.Sprintf("after %d fires", st.FiresUsed)
@@ -242,39 +305,111 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 		err = nil
 	}
 	if errors.Is(err, ErrNotFound) {
-		return true, nil
+		return nil, State{}, true, nil
 	}
-	if err != nil || stop {
-		return stop, errors.Join(err, r.deliverPending())
+	return spec, snap, stop, err
+}
+
+// settle asks the decision model about the match waiting in the state and
+// records the verdict: holds, it fires; does not hold, it is consumed;
+// ErrNotJudged, it fires marked not checked; any other failure is counted,
+// and the match waits for the next check until the failures reach the
+// spec's JudgeFailures, when it fires marked not checked. The ask runs
+// outside the watcher's lock. settled=false: the match still waits.
+func (r *Runner) settle(ctx context.Context) (stop, settled bool, err error) {
+	var sp *Spec
+	var j Judging
+	var has, paused bool
+	err = r.Store.read(r.ID, func(s *Spec, st *State) error {
+		sp, paused = s, st.Paused
+		if st.Judging != nil {
+			j, has = *st.Judging, true
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return true, false, nil
+	case err != nil:
+		return false, false, err
+	case !has:
+		return false, true, nil
+	case paused:
+		return true, false, nil
 	}
-	src, err := r.source(spec)
-	if err != nil {
-		return true, err
+	judge := r.Judge
+	if judge == nil {
+		judge = NoModel(noModelHint)
 	}
-	obs, oerr := src.Observe(ctx, &snap)
+	start := time.Now()
+	verdict, jerr := judge(ctx, sp.Condition, j.Text)
+	took := time.Since(start).Round(time.Millisecond)
 	if ctx.Err() != nil {
-		return true, nil // stopping: an interrupted fetch is no observation
+		r.awaiting = true
+		return true, false, nil // stopping: a cut-off ask is neither an answer nor a failure
 	}
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
-		if st.Paused { // paused while we looked
+		if st.Judging == nil || st.Judging.Check != j.Check || !st.Judging.Since.Equal(j.Since) {
+			settled = true // settled by someone else meanwhile
+			return errSkipWrite
+		}
+		if st.Paused { // paused while we asked: the match waits for resume
 			stop = true
 			return errSkipWrite
 		}
-		stop = r.apply(ctx, sp, st, obs, oerr)
+		now := r.now()
+		cond := clip(sp.Condition, 200)
+		switch {
+		case jerr == nil && verdict.Holds:
+			r.logf("check %d: the condition holds (%s, asked in %v)", j.Check, orElse(verdict.Why, "no reason given"), took)
+			r.commit(sp, st, j.Summary+"; condition holds: "+cond, withWhy(j.Payload, verdict.Why), now)
+		case jerr == nil:
+			r.logf("check %d: %s, but the condition does not hold (%s, asked in %v): nothing fired", j.Check, j.Summary, orElse(verdict.Why, "no reason given"), took)
+		case errors.Is(jerr, ErrNotJudged):
+			r.logf("check %d: %v", j.Check, jerr)
+			r.commit(sp, st, j.Summary+"; "+jerr.Error()+"; condition: "+cond, j.Payload, now)
+		default:
+			why := clip(jev.Redact(jerr.Error()), 300)
+			st.Judging.Failures++
+			st.Judging.LastError = why
+			n, limit := st.Judging.Failures, sp.judgeFailures()
+			if n < limit {
+				r.logf("check %d: the decision model failed (%d of %d in a row, after %v): %s; the match waits for the next check", j.Check, n, limit, took, why)
+				r.awaiting = true
+				return nil
+			}
+			r.logf("check %d: the decision model failed %d times in a row (last: %s); firing unchecked", j.Check, n, why)
+			r.commit(sp, st, fmt.Sprintf("%s; condition not checked (the decision model failed %d times: %s): %s", j.Summary, n, clip(why, 200), cond), j.Payload, now)
+		}
+		settled = true
+		st.Judging = nil
+		if j.Terminal && !st.Paused {
+			r.pauseWith(sp, st, bgtasks.EventWatchPaused, "the command reported a terminal outcome", now)
+		}
+		stop = st.Paused
 		return nil
 	})
 	if errors.Is(err, errSkipWrite) {
 		err = nil
 	}
 	if errors.Is(err, ErrNotFound) {
-		return true, nil
+		return true, false, nil
 	}
-	return stop, errors.Join(err, r.deliverPending())
+	return stop, settled, err
+}
+
+// withWhy adds the model's reason to a fire's payload: it is a model's
+// words about untrusted text, so it is shown as untrusted too.
+func withWhy(payload, why string) string {
+	if why == "" {
+		return payload
+	}
+	return "[the decision model's reason: " + why + "]\n" + payload
 }
 
 // apply records an observation in the state and reserves any fire; it
 // reports whether the watcher stopped.
-func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observation, oerr error) bool {
+func (r *Runner) apply(sp *Spec, st *State, obs *Observation, oerr error) bool {
 	now := r.now()
 	st.Checks++
 	st.LastCheck = &now
@@ -328,8 +463,9 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 		if obs.Terminal {
 			outcome = "terminal"
 		}
-		stop := r.fire(ctx, sp, st, "command reported "+outcome, obs.Payload, now)
-		if obs.Terminal && !st.Paused {
+		summary := "command reported " + outcome
+		stop := r.fire(sp, st, match{summary: summary, payload: obs.Payload, text: summary + "\n\n" + obs.Payload, terminal: obs.Terminal}, now)
+		if obs.Terminal && !st.Paused && st.Judging == nil { // a judged match pauses once settled
 			r.pauseWith(sp, st, bgtasks.EventWatchPaused, "the command reported a terminal outcome", now)
 			return true
 		}
@@ -354,6 +490,7 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 		st.Holds = v.holds
 	}
 	var summary, payload string
+	content := obs.Text // what the condition is asked about, with the summary
 	switch sp.Check {
 	case CheckNew:
 		var lines []string
@@ -366,6 +503,7 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 		}
 		summary = fmt.Sprintf("%d new item(s)", len(v.fresh))
 		payload = strings.Join(lines, "\n")
+		content = payload
 	case CheckChanged:
 		summary = "changed"
 		if sp.Kind == KindProcess {
@@ -380,7 +518,14 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 		r.logf("check %d: changed, check %s does not fire (%s)", st.Checks, sp.Check, v.value)
 		return false
 	}
-	return r.fire(ctx, sp, st, summary, payload, now)
+	return r.fire(sp, st, match{summary: summary, payload: payload, text: summary + "\n\n" + content}, now)
+}
+
+// match is what a check that fired found: the event's summary and payload,
+// and the text a condition is asked about.
+type match struct {
+	summary, payload, text string
+	terminal               bool // a command's terminal outcome
 }
 
 func suffix(s string) string {
@@ -403,12 +548,13 @@ func (r *Runner) countError(sp *Spec, st *State, err error, now time.Time) bool 
 	return false
 }
 
-// fire applies cooldown, the hourly cap, the condition and the budget,
-// then reserves the fire: it is counted and queued in the state, which the
-// caller writes before anything is delivered.
-func (r *Runner) fire(ctx context.Context, sp *Spec, st *State, summary, payload string, now time.Time) bool {
+// fire applies cooldown, the hourly cap and the budget; then a watcher
+// with a condition records the match for the decision model (settle asks
+// it, outside this lock), and one without reserves the fire. Either is in
+// the state the caller writes before anything is asked or delivered.
+func (r *Runner) fire(sp *Spec, st *State, m match, now time.Time) bool {
 	if st.LastFire != nil && now.Before(st.LastFire.Add(sp.Cooldown)) {
-		r.logf("check %d: %s, inside the cooldown (until %s): state advanced, nothing fired", st.Checks, summary, st.LastFire.Add(sp.Cooldown).UTC().Format(time.RFC3339))
+		r.logf("check %d: %s, inside the cooldown (until %s): state advanced, nothing fired", st.Checks, m.summary, st.LastFire.Add(sp.Cooldown).UTC().Format(time.RFC3339))
 		return false
 	}
 	st.FireTimes = slices.DeleteFunc(st.FireTimes, func(t time.Time) bool { return now.Sub(t) >= time.Hour })
@@ -421,21 +567,20 @@ func (r *Runner) fire(ctx context.Context, sp *Spec, st *State, summary, payload
 		return true
 	}
 	if sp.Condition != "" {
-		judge := r.Judge
-		if judge == nil {
-			judge = abstain
-		}
-		holds, ok := judge(ctx, sp.Condition, untrusted(payload))
-		switch {
-		case !ok:
-			summary += "; condition not checked (no decision model answered): " + clip(sp.Condition, 200)
-		case !holds:
-			r.logf("check %d: %s, but the condition does not hold", st.Checks, summary)
-			return false
-		default:
-			summary += "; condition holds: " + clip(sp.Condition, 200)
-		}
+		// Redacted before it is kept: the payload is redacted again,
+		// harmlessly, when the fire is queued.
+		st.Judging = &Judging{Summary: m.summary, Payload: jev.Redact(m.payload), Text: jev.ConditionText(m.text),
+			Terminal: m.terminal, Check: st.Checks, Since: now}
+		r.logf("check %d: %s; judging the condition", st.Checks, m.summary)
+		return false
 	}
+	return r.commit(sp, st, m.summary, m.payload, now)
+}
+
+// commit reserves a fire: it is counted and queued in the state, which the
+// caller writes before anything is delivered. A spent budget pauses the
+// watcher, unless it is already paused for another reason.
+func (r *Runner) commit(sp *Spec, st *State, summary, payload string, now time.Time) bool {
 	st.FiresUsed++
 	st.FireTimes = append(st.FireTimes, now)
 	st.LastFire = &now
@@ -444,11 +589,11 @@ func (r *Runner) fire(ctx context.Context, sp *Spec, st *State, summary, payload
 	ev.DedupeKey = sp.ID + ":fire:" + strconv.Itoa(st.FiresUsed)
 	st.Pending = append(st.Pending, ev)
 	r.logf("check %d: fired (%d of %d): %s", st.Checks, st.FiresUsed, sp.MaxFires, summary)
-	if sp.MaxFires > 0 && st.FiresUsed >= sp.MaxFires {
+	if sp.MaxFires > 0 && st.FiresUsed >= sp.MaxFires && !st.Paused {
 		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("used all %d fires (max_fires)", sp.MaxFires), now)
 		return true
 	}
-	return false
+	return st.Paused
 }
 
 func (r *Runner) event(sp *Spec, kind, reason string) bgtasks.Event {

@@ -5,7 +5,10 @@
 // budgets, wakes per hour, per-owner caps), each watcher's durable state
 // under <home>/watchers/<id>/ and the loop a watcher's background task runs
 // (Runner). Fires and pauses become events in the registry's event log, so
-// they reach consumers exactly as task events do.
+// they reach consumers exactly as task events do. A watcher's
+// natural-language condition is asked of the remote decision model
+// (judge.go: Judge, JudgeFor) only after its check fired, the match kept in
+// the state until the model settles it.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
 // runner) and the MCP server: the http and rss kinds need net/http and an
@@ -20,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/settings"
 )
 
@@ -55,7 +59,10 @@ const (
 	DefaultMaxWakesPerHour = 12
 	DefaultGraceChecks     = 5 // unreachable checks in a row before the one notice and pause
 	DefaultMaxErrors       = 3 // 404s, missing paths… in a row before an auto-pause
-	DefaultCommandTimeout  = 30 * time.Second
+	// DefaultJudgeFailures: failed asks of the decision model in a row on
+	// one match before it fires anyway, marked not checked.
+	DefaultJudgeFailures  = 3
+	DefaultCommandTimeout = 30 * time.Second
 )
 
 // Limits are the user-tunable limits, from the watchers.* settings. The
@@ -69,6 +76,7 @@ type Limits struct {
 	MaxWakesPerHour      int           // watchers.maxWakesPerHour: the default when a request gives none
 	GraceChecks          int           // watchers.graceChecks
 	MaxErrors            int           // watchers.maxErrors
+	JudgeFailures        int           // watchers.judgeFailures
 	NetworkIntervalFloor time.Duration // watchers.networkIntervalFloorSec
 }
 
@@ -77,7 +85,8 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		MaxActivePerOwner: MaxActivePerOwner, MaxFires: DefaultMaxFires, MaxWakesPerHour: DefaultMaxWakesPerHour,
-		GraceChecks: DefaultGraceChecks, MaxErrors: DefaultMaxErrors, NetworkIntervalFloor: NetworkIntervalFloor,
+		GraceChecks: DefaultGraceChecks, MaxErrors: DefaultMaxErrors, JudgeFailures: DefaultJudgeFailures,
+		NetworkIntervalFloor: NetworkIntervalFloor,
 	}
 }
 
@@ -94,6 +103,7 @@ func (l Limits) orDefaults() Limits {
 	pick(&l.MaxWakesPerHour, d.MaxWakesPerHour)
 	pick(&l.GraceChecks, d.GraceChecks)
 	pick(&l.MaxErrors, d.MaxErrors)
+	pick(&l.JudgeFailures, d.JudgeFailures)
 	if l.NetworkIntervalFloor <= 0 {
 		l.NetworkIntervalFloor = d.NetworkIntervalFloor
 	}
@@ -119,6 +129,10 @@ type Spec struct {
 	MaxWakesPerHour int           `json:"max_wakes_per_hour"`
 	GraceChecks     int           `json:"grace_checks"`
 	MaxErrors       int           `json:"max_errors"`
+	// JudgeFailures: failed asks of the decision model in a row on one
+	// match before it fires unchecked (0 in a spec written before the
+	// setting: DefaultJudgeFailures).
+	JudgeFailures int `json:"judge_failures,omitempty"`
 
 	// Link: set for the kinds called in through the receiver (webhook,
 	// approval); see link.go.
@@ -233,8 +247,8 @@ func (q *Request) ValidateWith(lim Limits, owner string, now time.Time) (*Spec, 
 	if err := validCheck(s); err != nil {
 		return nil, err
 	}
-	if len(s.Condition) > 2000 {
-		return nil, refuse("condition (--condition)", s.Condition[:40]+"…", "use at most 2000 characters")
+	if len(s.Condition) > jev.MaxConditionChars {
+		return nil, refuse("condition (--condition)", s.Condition[:40]+"…", fmt.Sprintf("use at most %d characters", jev.MaxConditionChars))
 	}
 
 	// With inotify a file watcher's interval only spaces its checks (and
@@ -299,6 +313,9 @@ func (q *Request) ValidateWith(lim Limits, owner string, now time.Time) (*Spec, 
 		s.MaxWakesPerHour = *q.MaxWakesPerHour
 	}
 	s.GraceChecks, s.MaxErrors = lim.GraceChecks, lim.MaxErrors
+	if s.Condition != "" {
+		s.JudgeFailures = lim.JudgeFailures
+	}
 	return s, nil
 }
 
@@ -375,7 +392,7 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func LimitsFrom(w settings.Watchers) Limits {
 	return Limits{
 		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
-		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors,
+		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors, JudgeFailures: w.JudgeFailures,
 		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
 	}.orDefaults()
 }

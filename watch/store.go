@@ -44,6 +44,10 @@ type State struct {
 	// a fire among them is reserved (counted in FiresUsed). Whoever finds
 	// them delivers each unless the log already holds its dedupe key.
 	Pending []bgtasks.Event `json:"pending,omitempty"`
+	// Judging is a match waiting for the decision model's verdict on the
+	// watcher's condition (judge.go); while it waits, checks ask again and
+	// observe nothing.
+	Judging *Judging `json:"judging,omitempty"`
 
 	Paused bool       `json:"paused"`
 	Reason string     `json:"reason,omitempty"` // why it is paused

@@ -40,13 +40,19 @@ func watchCaller() (owner, project string) {
 }
 
 func openWatchStore() (*watch.Store, error) {
+	store, _, err := openWatchStoreSettings()
+	return store, err
+}
+
+// openWatchStoreSettings is openWatchStore and the settings it applied.
+func openWatchStoreSettings() (*watch.Store, *settings.Settings, error) {
 	reg, err := openRegistry()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	store, err := watch.OpenStore(reg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The watchers.* limits; KeepGoing as the run paths do, so a bad key in
 	// a cloned repository's file does not stop every watch command (the
@@ -54,13 +60,13 @@ func openWatchStore() (*watch.Store, error) {
 	wd, _ := os.Getwd()
 	st, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range st.Warnings() {
 		fmt.Fprintf(os.Stderr, "hangdog: warning: %v\n", w)
 	}
 	store.Limits = watch.LimitsFrom(st.Watchers())
-	return store, nil
+	return store, st, nil
 }
 
 func newWatchCmd() *cobra.Command {
@@ -111,8 +117,15 @@ Checks (--check), run only when the content changed:
             text) crosses N; edge-triggered: fires once until it goes back
   contains --value TEXT, matches --value REGEX   edge-triggered too
   status --value A,B       the value at --path becomes one of A, B
---condition TEXT is asked of the decision model only after the check fires
-(until one is wired in, the fire says "condition not checked").
+--condition TEXT is asked of the remote decision model only after the check
+fires and the cooldown and budgets allow a fire: the model (no tools, a 200-token
+answer) sees the condition and at most 8,000 characters of the source's text,
+secrets redacted, marked untrusted. Holds: it fires; does not hold: nothing
+fires. The model is the one the watchdog uses (HANGDOG_OPENAI_BASE_URL and
+HANGDOG_OPENAI_MODEL, TYPESAFE_API_KEY, or watchdog.decisionModel.*); with none
+the fire goes out at once marked "condition not checked". A model that fails
+(timeout, 5xx, a bad answer) is asked again at the next check, and after 3
+failures in a row (watchers.judgeFailures) the fire goes out marked not checked.
 
 Limits: --interval at least 1m for http and rss, 1s for local kinds; --expires
 an ISO-8601 time with a zone; --cooldown (changes inside it advance the state
@@ -149,7 +162,7 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			if f.Changed("max-wakes-per-hour") {
 				q.MaxWakesPerHour = &maxWakes
 			}
-			store, err := openWatchStore()
+			store, st, err := openWatchStoreSettings()
 			if err != nil {
 				return err
 			}
@@ -157,6 +170,13 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			c, err := store.Create(cmd.Context(), &q, owner, project)
 			if err != nil {
 				return err
+			}
+			if c.Spec.Condition != "" {
+				// The runner resolves the model the same way, from this
+				// environment: say now if it will not have one.
+				if _, note, asks := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv); !asks {
+					fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", note)
+				}
 			}
 			taskID, terr := startWatcherTask(store, c.Spec.ID)
 			if asJSON {
@@ -326,10 +346,21 @@ func watchRow(reg *bgtasks.Registry, w *watch.Watcher) string {
 		what += " — paused: " + plain(w.State.Reason)
 	case state == "stopped":
 		what += " — its task is not running; `hangdog watch resume " + w.Spec.ID + "` restarts it"
+	case w.State.Judging != nil:
+		what += " — " + judgingNote(w.State.Judging)
 	case w.State.LastError != "":
 		what += " — last error: " + plain(w.State.LastError)
 	}
 	return fmt.Sprintf("%s\t%s\t%d/%s\t%d\t%s\t%s", w.Spec.ID, watchState(reg, w), w.State.FiresUsed, budget, w.State.Checks, last, what)
+}
+
+// judgingNote says a match waits for the decision model, and why.
+func judgingNote(j *watch.Judging) string {
+	s := "a match (" + plain(j.Summary) + ") awaits the decision model"
+	if j.Failures > 0 {
+		s += fmt.Sprintf(" after %d failed asks (last: %s)", j.Failures, plain(j.LastError))
+	}
+	return s
 }
 
 func plain(s string) string {
@@ -381,6 +412,12 @@ func newWatchShowCmd() *cobra.Command {
 			fmt.Fprintf(out, "interval:  %v; cooldown %v; at most %d wakes an hour\n", w.Spec.Interval, w.Spec.Cooldown, w.Spec.MaxWakesPerHour)
 			if w.Spec.ExpiresAt != nil {
 				fmt.Fprintf(out, "expires:   %s\n", w.Spec.ExpiresAt.Format(time.RFC3339))
+			}
+			if w.Spec.Condition != "" {
+				fmt.Fprintf(out, "condition: %s\n", plain(w.Spec.Condition))
+			}
+			if w.State.Judging != nil {
+				fmt.Fprintf(out, "judging:   %s\n", judgingNote(w.State.Judging))
 			}
 			if w.State.LastError != "" {
 				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
@@ -498,13 +535,17 @@ func newWatchRunnerCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			store, st, err := openWatchStoreSettings()
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout}
+			// The supervisor's decision model, resolved here from this
+			// task's own settings and environment (those of the create
+			// or resume that started it).
+			judge, note, _ := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv)
+			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout, Judge: judge, JudgeNote: note}
 			return r.Run(ctx)
 		},
 	}

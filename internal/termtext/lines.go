@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -34,4 +35,36 @@ func Clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// CapMiddle shortens s to at most limit bytes (so at most limit
+// characters), keeping a quarter from the head and the rest from the end —
+// where a command's latest output is — with a note of how much was left
+// out between them, so a reader (a model) knows the text is not whole.
+func CapMiddle(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	head := limit / 4
+	note := fmt.Sprintf("\n[… %d characters left out …]\n", len(s))
+	tailLen := limit - head - len(note)
+	head = runeFloor(s, head)
+	tailStart := runeCeil(s, len(s)-tailLen)
+	return s[:head] + fmt.Sprintf("\n[… %d characters left out …]\n", tailStart-head) + s[tailStart:]
+}
+
+// runeFloor moves i back to the start of the rune it falls in.
+func runeFloor(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// runeCeil moves i forward to the start of the next rune.
+func runeCeil(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
 }

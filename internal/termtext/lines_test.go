@@ -1,6 +1,9 @@
 package termtext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLastLines(t *testing.T) {
 	cases := []struct {
@@ -39,5 +42,23 @@ func TestClip(t *testing.T) {
 		if got != c.want || len(got) > max(c.n, len("…")) {
 			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
+	}
+}
+
+func TestCapMiddle(t *testing.T) {
+	short := "hello"
+	if CapMiddle(short, 10) != short {
+		t.Error("CapMiddle changed a short string")
+	}
+	long := strings.Repeat("é", 5000) + "END" // 10003 bytes, two-byte runes
+	got := CapMiddle(long, 8000)
+	if len(got) > 8000 {
+		t.Errorf("capped to %d bytes, cap %d", len(got), 8000)
+	}
+	if !strings.HasSuffix(got, "END") || !strings.HasPrefix(got, "éé") || !strings.Contains(got, "characters left out") {
+		t.Errorf("CapMiddle lost the head, the end or the note: %.60q…", got)
+	}
+	if !strings.HasSuffix(strings.Split(got, "\n")[0], "é") {
+		t.Error("CapMiddle cut a rune in half")
 	}
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,23 @@ func BenchmarkRemotePayload(b *testing.B) {
 	for b.Loop() {
 		if _, err := (typesafeFormat{}).request("m", st, jev.Questions()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A watcher's largest text (a page's 256 KiB) made fit to send: printable,
+// redacted, capped. It runs once per match a condition is asked about.
+func BenchmarkConditionTextOfAFullPage(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 256<<10; i++ {
+		fmt.Fprintf(&sb, "<li>item %d: price $%d.99, token=abc%dxyz, see https://user:pw@shop.example/p/%d</li>\n", i, i%500, i, i)
+	}
+	page := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		body, err := (openaiFormat{}).conditionRequest("m", "the price fell", wrapWatched(jev.ConditionText(page)))
+		if err != nil || len(body) > 3*jev.MaxConditionTextChars { // JSON escapes < and > as six bytes
+			b.Fatalf("%d bytes, %v", len(body), err)
 		}
 	}
 }

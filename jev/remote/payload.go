@@ -1,9 +1,7 @@
 package remote
 
 import (
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/jev"
@@ -54,7 +52,7 @@ type wireState struct {
 
 func newWireState(st jev.State) wireState {
 	w := wireState{
-		Command:            capMiddle(jev.Printable(jev.Redact(st.Command)), maxCommandChars),
+		Command:            termtext.CapMiddle(jev.Printable(jev.Redact(st.Command)), maxCommandChars),
 		ElapsedSeconds:     st.Elapsed.Seconds(),
 		SinceOutputSeconds: st.SinceOutput.Seconds(),
 		Interactive:        st.Interactive,
@@ -95,7 +93,7 @@ func outputForModel(tail []string, last string) string {
 		lines = append(lines, jev.Printable(last))
 	}
 	// Redacted as one text, so a secret spread over lines (a PEM block) is found.
-	return capMiddle(jev.Redact(strings.Join(lines, "\n")), MaxOutputChars)
+	return termtext.CapMiddle(jev.Redact(strings.Join(lines, "\n")), MaxOutputChars)
 }
 
 // wrapUntrusted marks output as data, not instructions. A closing tag inside
@@ -124,37 +122,6 @@ func defuseTag(s, tag string) string {
 		b.WriteString(strings.Replace(s[i:i+len(tag)], "-", "_", 1))
 		s, lower = s[i+len(tag):], lower[i+len(tag):]
 	}
-}
-
-// capMiddle shortens s to at most limit bytes (so at most limit characters),
-// keeping a quarter from the head and the rest from the end, where the latest
-// output is, with a note of what was left out between them.
-func capMiddle(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	head := limit / 4
-	note := fmt.Sprintf("\n[… %d characters left out …]\n", len(s))
-	tailLen := limit - head - len(note)
-	head = runeFloor(s, head)
-	tailStart := runeCeil(s, len(s)-tailLen)
-	return s[:head] + fmt.Sprintf("\n[… %d characters left out …]\n", tailStart-head) + s[tailStart:]
-}
-
-// runeFloor moves i back to the start of the rune it falls in.
-func runeFloor(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
-}
-
-// runeCeil moves i forward to the start of the next rune.
-func runeCeil(s string, i int) int {
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return i
 }
 
 func capList(xs []string) []string {

@@ -50,6 +50,10 @@ type client struct {
 type wireFormat interface {
 	request(model string, st jev.State, qs []jev.Question) ([]byte, error)
 	answers(body []byte, qs []jev.Question) ([]jev.Answer, error)
+	// conditionRequest asks whether condition holds for wrapped, a watched
+	// text already made safe to send (condition.go).
+	conditionRequest(model, condition, wrapped string) ([]byte, error)
+	conditionAnswer(body []byte) (jev.ConditionAnswer, error)
 }
 
 // New returns the remote backend cfg describes, reading the API key from the
