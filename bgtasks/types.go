@@ -60,6 +60,8 @@ type Meta struct {
 	// Project the directory it belongs to; see Scope.
 	Owner   string `json:"owner,omitempty"`
 	Project string `json:"project,omitempty"`
+	// QuietEnd: a clean exit is announced by no event (proto.Spec.QuietEnd).
+	QuietEnd bool `json:"quiet_end,omitempty"`
 }
 
 // Result is a task's result file (result.json), written once, atomically,

@@ -128,6 +128,9 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 }
 
 func (s *supervisor) announce(meta bgtasks.Meta, res bgtasks.Result) {
+	if meta.QuietEnd && res.State == bgtasks.Exited && res.ExitCode == 0 {
+		return
+	}
 	kind := bgtasks.EventExited
 	if res.State == bgtasks.Killed {
 		kind = bgtasks.EventKilled

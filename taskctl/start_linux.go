@@ -114,7 +114,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		Command: spec.Command, Argv: spec.Argv, Shell: spec.Shell, Cwd: spec.Cwd,
 		Started: time.Now(), Mode: spec.Mode, State: bgtasks.Starting, Caller: callerKind(spec.Interactive),
 		SupervisorPID: p.pid, SupervisorTicks: p.ticks,
-		Owner: spec.Owner, Project: spec.Project,
+		Owner: spec.Owner, Project: spec.Project, QuietEnd: spec.QuietEnd,
 	})
 	if err != nil {
 		p.Cancel()

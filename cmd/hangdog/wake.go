@@ -85,7 +85,7 @@ func startWakeTask(reg *bgtasks.Registry, cmd *cobra.Command, consumer, run, see
 	if mine {
 		argv = append(argv, "--mine")
 	}
-	taskID, err := startBackgroundTask(reg, argv)
+	taskID, err := startBackgroundTask(reg, argv, false)
 	if err != nil {
 		return err
 	}

@@ -223,7 +223,9 @@ func startWatcherTask(store *watch.Store, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find hangdog's own path: %w", err)
 	}
-	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id})
+	// The runner announces why it stops (a pause, an expiry, a decision);
+	// its task's clean exit would be a second, empty piece of news.
+	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id}, true)
 	if err != nil {
 		return "", err
 	}
@@ -234,7 +236,7 @@ func startWatcherTask(store *watch.Store, id string) (string, error) {
 // and returns its id once the command runs. hangdog-full's libraries query
 // a terminal for its colours at start-up and wait seconds for an answer a
 // task's PTY never gives, so it runs with TERM=dumb.
-func startBackgroundTask(reg *bgtasks.Registry, argv []string) (string, error) {
+func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (string, error) {
 	pending, err := prestart()
 	if err != nil {
 		return "", err
@@ -244,6 +246,7 @@ func startBackgroundTask(reg *bgtasks.Registry, argv []string) (string, error) {
 		pending.Cancel()
 		return "", err
 	}
+	spec.QuietEnd = quietEnd
 	link, err := pending.Start(reg, spec)
 	if err != nil {
 		return "", err

@@ -63,6 +63,10 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	eventually(t, "the task to end after pause", 10*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "exited")
 	})
+	// The owner paused it, and knows; its task's clean exit is no news.
+	if evs = e.run("events", "--json").stdout; strings.Contains(evs, `"kind":"exited"`) {
+		t.Fatalf("the watcher task's clean exit is an event:\n%s", evs)
+	}
 	ls := e.run("watch", "ls")
 	if !strings.Contains(ls.stdout, "paused") || !strings.Contains(ls.stdout, "1/20") {
 		t.Fatalf("watch ls:\n%s", ls.stdout)

@@ -36,6 +36,10 @@ type Spec struct {
 	// of the terminal with no prompt gets end of input, as under a pipe,
 	// instead of a detach.
 	AgentProfile bool `json:"agent_profile,omitempty"`
+	// QuietEnd: the task's own events say how it stopped (a watcher's
+	// runner announces its pause, expiry or decision), so its clean exit is
+	// not news; a failure or a kill still is.
+	QuietEnd bool `json:"quiet_end,omitempty"`
 }
 
 // Handover is what a caller gives its prestarted supervisor: the registered
