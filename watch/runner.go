@@ -68,6 +68,9 @@ func (r *Runner) logf(format string, args ...any) {
 }
 
 func (r *Runner) source(spec *Spec) (Source, error) {
+	if spec.Kind == KindWebhook {
+		return &webhookSource{dir: r.Store.Inbox(spec.ID)}, nil
+	}
 	src, err := newSource(spec)
 	if h, ok := src.(*httpSource); ok {
 		h.timeout = r.httpTimeout
@@ -207,6 +210,13 @@ func (r *Runner) stopped() (bool, error) {
 // the source, then the check and, if it fires, the event. stop says the
 // watcher is paused or gone and the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
+	var kind string
+	if err := r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil }); errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	if kind == KindWebhook {
+		return r.tickWebhook(ctx)
+	}
 	if err := r.deliverPending(); err != nil {
 		return false, err
 	}
@@ -502,6 +512,11 @@ func (r *Runner) deliverPending() error {
 				r.logf("delivery of %s failed: %v", ev.DedupeKey, err)
 				if ev.Kind == bgtasks.EventWatchFired {
 					st.FiresUsed-- // returned: nothing went out
+				}
+				// A delivery whose event did not go out stays in the
+				// inbox and is handled again at the next check.
+				if key, ok := strings.CutPrefix(ev.DedupeKey, sp.ID+":hook:"); ok {
+					st.Keys = slices.DeleteFunc(st.Keys, func(k string) bool { return k == key })
 				}
 				st.LastError = "delivery failed: " + err.Error()
 			}

@@ -132,6 +132,9 @@ type Spec struct {
 // rawLabel is the watcher in a few words, secrets and all; Label is what
 // may be shown.
 func (s *Spec) rawLabel() string {
+	if s.Kind == KindWebhook {
+		return s.webhookLabel()
+	}
 	what := s.Check
 	switch s.Check {
 	case CheckAbove, CheckBelow, CheckContains, CheckMatches, CheckStatus:
@@ -164,6 +167,13 @@ type Request struct {
 	CooldownSeconds *float64 `json:"cooldown_seconds,omitempty" jsonschema:"seconds after a fire in which changes fire nothing (default 0)"`
 	MaxFires        *int     `json:"max_fires,omitempty" jsonschema:"1 to 100 fires, then the watcher pauses (default 20)"`
 	MaxWakesPerHour *int     `json:"max_wakes_per_hour,omitempty" jsonschema:"more fires than this within an hour pause the watcher (default 12)"`
+
+	// A webhook's link (kind webhook); see webhook.go.
+	Signature  string `json:"signature,omitempty" jsonschema:"webhook: github, standard_webhooks or hmac_sha256 for a sender that signs; empty: unsigned (the URL is the secret)"`
+	SecretEnv  string `json:"secret_env,omitempty" jsonschema:"webhook: the name of an environment variable holding the signing secret (never the secret itself); without it and secret_file a secret is made"`
+	SecretFile string `json:"secret_file,omitempty" jsonschema:"webhook: a file only you can read holding the signing secret"`
+	MaxHits    *int   `json:"max_hits,omitempty" jsonschema:"webhook: deliveries the link accepts, then it closes (default 100, at most 10000)"`
+	Rate       string `json:"rate,omitempty" jsonschema:"webhook: deliveries a minute, e.g. 60/min or 2/s (default 60/min)"`
 }
 
 // Refusal is a request refused by validation; it names the field, the
@@ -215,8 +225,13 @@ func (q *Request) ValidateWith(lim Limits, owner string, now time.Time) (*Spec, 
 	}
 	switch s.Kind {
 	case KindFile, KindHTTP, KindRSS, KindProcess, KindCommand:
+	case KindWebhook:
+		return q.validateWebhook(s, lim, now)
 	default:
-		return nil, refuse("kind (--kind)", q.Kind, "use file, http, rss, process or command")
+		return nil, refuse("kind (--kind)", q.Kind, "use file, http, rss, process, command or webhook")
+	}
+	if q.hasLinkFields() {
+		return nil, refuse("kind (--kind)", q.Kind, "signature, secret_env, secret_file, max_hits and rate are for kind webhook")
 	}
 	if s.Target == "" {
 		return nil, refuse("target", q.Target, "give what to watch: a file path, a URL, pid:N / pidfile:PATH / name:NAME, or a command")
