@@ -394,6 +394,7 @@ var alternatives = map[string]string{
 	"watchers.graceChecks":              "2",
 	"watchers.maxErrors":                "9",
 	"watchers.networkIntervalFloorSec":  "5",
+	"serve.address":                     "127.0.0.1:0",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches
