@@ -153,8 +153,8 @@ func (s *Spec) network() bool { return s.Kind == KindHTTP || s.Kind == KindRSS }
 // optional numbers, validated by Validate into a Spec. Field names are the
 // MCP tool's; the CLI's flags are the same words with dashes.
 type Request struct {
-	Kind      string `json:"kind" jsonschema:"file, http, rss, process or command"`
-	Target    string `json:"target" jsonschema:"file path, URL, pid:N / pidfile:PATH / name:NAME, or a bash command"`
+	Kind      string `json:"kind" jsonschema:"file, http, rss, process, command or webhook"`
+	Target    string `json:"target,omitempty" jsonschema:"file path, URL, pid:N / pidfile:PATH / name:NAME, or a bash command; none for a webhook"`
 	Check     string `json:"check,omitempty" jsonschema:"changed (default), new, above, below, contains, matches, status"`
 	Path      string `json:"path,omitempty" jsonschema:"dotted path into JSON with [index], e.g. data.items[0].price"`
 	Value     string `json:"value,omitempty" jsonschema:"threshold number, text, regex, or comma-separated statuses"`
