@@ -129,5 +129,20 @@ func TestWebhookThroughMCPHidesTheSecret(t *testing.T) {
 	if r := call(t, a, "watch_create", map[string]any{"kind": "webhook", "signature": "github", "secret_env": "NO_SUCH_VAR_HERE"}); !r.isError || !strings.Contains(r.text, "secret_env") {
 		t.Errorf("an unset secret_env: %+v", r)
 	}
+	// Under the home (events, logs, specs, the receiver's log) the secret is
+	// in its own file only.
+	var holding []string
+	_ = filepath.WalkDir(w.home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+				rel, _ := filepath.Rel(w.home, p)
+				holding = append(holding, rel)
+			}
+		}
+		return nil
+	})
+	if len(holding) != 1 || holding[0] != "watchers/w1/link.secret" {
+		t.Errorf("files holding the secret: %v, want only watchers/w1/link.secret", holding)
+	}
 	call(t, a, "watch_delete", map[string]any{"id": "w1"})
 }

@@ -1,11 +1,14 @@
 // Package watch owns watchers: standing intents of the form "when this
 // changes, tell me". It holds the kinds of source (file, http, rss/Atom,
-// process, command — one file each behind Source), the deterministic checks
+// process, command — one file each behind Source — and the link kinds
+// called in through hangdog's receiver: webhook, whose deliveries
+// AcceptDelivery stores in the watcher's inbox), the deterministic checks
 // run on a change, the limits (interval floors, expiry, cooldown, fire
-// budgets, wakes per hour, per-owner caps), each watcher's durable state
-// under <home>/watchers/<id>/ and the loop a watcher's background task runs
-// (Runner). Fires and pauses become events in the registry's event log, so
-// they reach consumers exactly as task events do.
+// budgets, wakes per hour, per-owner caps; a trigger link's max_hits and
+// rate), each watcher's durable state under <home>/watchers/<id>/ and the
+// loop a watcher's background task runs (Runner). Fires and pauses become
+// events in the registry's event log, so they reach consumers exactly as
+// task events do. The HTTP side of links is package receiver's.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
 // runner) and the MCP server: the http and rss kinds need net/http and an
