@@ -259,3 +259,39 @@ func TestRateLimits(t *testing.T) {
 		t.Errorf("unsigned: %d stored, want 2", n)
 	}
 }
+
+// The signing secret and the token are in no log line, no event, no
+// answer and no file under the home but their own.
+func TestSecretAndTokenStayInTheirFiles(t *testing.T) {
+	l := newLab(t)
+	const secret = "receiver-test-secret-91c3"
+	t.Setenv("HOOK_SECRET", secret)
+	id, url := l.link(watch.Request{Signature: webhooksig.GitHub, SecretEnv: "HOOK_SECRET", Check: watch.CheckStatus, Path: "state", Value: "failed"})
+	token := url[strings.LastIndex(url, "/")+1:]
+	var answers []string
+	for _, b := range []string{`{"state":"failed"}`, `{"state":"passed"}`, `{"other":1}`} {
+		answers = append(answers, post(t, url, signed(t, webhooksig.GitHub, secret, "", time.Now(), b), b).body)
+	}
+	answers = append(answers, post(t, url, hdr(webhooksig.HeaderGitHub, "sha256="+secret), "{}").body)
+	answers = append(answers, send(t, http.MethodGet, url, nil, nil).body)
+	l.tick(id)
+	if evs := l.events(id); len(evs) != 2 {
+		t.Fatalf("%d events, want the fire and the misfit notice", len(evs))
+	}
+	for _, s := range []string{secret, token} {
+		if strings.Contains(l.log.String(), s) {
+			t.Errorf("the receiver's log holds %q:\n%s", s, l.log.String())
+		}
+		for _, a := range answers {
+			if strings.Contains(a, s) {
+				t.Errorf("an answer holds %q: %s", s, a)
+			}
+		}
+	}
+	if got := grepHome(t, l.home, secret); len(got) != 1 || got[0] != "watchers/"+id+"/link.secret" {
+		t.Errorf("files holding the secret: %v", got)
+	}
+	if got := grepHome(t, l.home, token); len(got) != 1 || got[0] != "watchers/"+id+"/link.token" {
+		t.Errorf("files holding the token: %v", got)
+	}
+}

@@ -3,7 +3,6 @@ package receiver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -214,13 +213,4 @@ func grepHome(t *testing.T, home, s string) []string {
 		return nil
 	})
 	return hits
-}
-
-func decode(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("not JSON: %q", s)
-	}
-	return m
 }
