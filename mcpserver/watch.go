@@ -141,7 +141,7 @@ func (s *Server) watchPause(_ context.Context, in watchIDInput) toolResult {
 	return toolResult{text: "Watcher " + in.ID + " paused."}
 }
 
-func (s *Server) watchResume(_ context.Context, in watchIDInput) toolResult {
+func (s *Server) watchResume(ctx context.Context, in watchIDInput) toolResult {
 	store, bad := s.watchStore()
 	if bad != nil {
 		return *bad
@@ -154,6 +154,12 @@ func (s *Server) watchResume(_ context.Context, in watchIDInput) toolResult {
 	if s.cfg.StartWatcher != nil {
 		if _, err := s.cfg.StartWatcher(in.ID); err != nil {
 			return errorResult("watcher %s resumed but its task did not start: %v", in.ID, err)
+		}
+	}
+	if w.Spec.Kind == watch.KindWebhook && s.cfg.WebhookLink != nil {
+		// The receiver may have left while the link was paused.
+		if _, err := s.cfg.WebhookLink(ctx, in.ID, s.cfg.Consumer); err != nil {
+			return errorResult("watcher %s resumed but its link cannot be called yet: %v", in.ID, err)
 		}
 	}
 	return toolResult{text: msg}

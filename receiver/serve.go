@@ -117,18 +117,47 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 	if opts.Ready != nil {
 		opts.Ready(addr)
 	}
-	why := rcv.stayWhileLinks(ctx, store, opts, served)
+	var why string
+	var serveErr error
+	for {
+		why, serveErr = rcv.stayWhileLinks(ctx, store, opts, served)
+		if why != noLinks {
+			break
+		}
+		// An Ensure may be looking at this receiver right now (a link
+		// being created): decide under its lock, and be gone from the
+		// address file and the port before it is released, so the next
+		// Ensure starts a new receiver instead of trusting this one.
+		unlock, err := lockWait(ctx, filepath.Join(dir, ensureLock))
+		if err != nil {
+			why = "asked to stop"
+			break
+		}
+		if len(activeLinks(store, time.Now())) > 0 {
+			unlock()
+			continue
+		}
+		removeAddress(dir)
+		_ = ln.Close()
+		unlock()
+		break
+	}
 	if opts.Log != nil {
 		fmt.Fprintf(opts.Log, "%s stopping: %s\n", time.Now().UTC().Format(time.RFC3339), why)
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shut) // answers what is in flight
-	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		return fmt.Errorf("receiver: %w", serr)
+	if serveErr == nil {
+		serveErr = <-served
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, net.ErrClosed) {
+		return fmt.Errorf("receiver: %w", serveErr)
 	}
 	return err
 }
+
+const noLinks = "no link is active"
 
 // removeAddress removes address.json if it is this process's.
 func removeAddress(dir string) {
@@ -165,7 +194,7 @@ func baseURL(listen string) string {
 // server failed, or (without Stay) no link is active past the grace. It
 // looks on a timer and whenever the watchers directory or a link
 // watcher's directory changes (a create, a pause, a delete).
-func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts ServeOptions, served <-chan error) string {
+func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts ServeOptions, served <-chan error) (string, error) {
 	every, grace := opts.CheckEvery, opts.Grace
 	if every <= 0 {
 		every = 30 * time.Second
@@ -187,9 +216,9 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 	for {
 		select {
 		case <-ctx.Done():
-			return "asked to stop"
+			return "asked to stop", nil
 		case err := <-served:
-			return "the server failed: " + fmt.Sprint(err)
+			return "the server failed: " + fmt.Sprint(err), err
 		case _, ok := <-changes:
 			if !ok {
 				changes = nil
@@ -211,7 +240,7 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 			}
 		}
 		if !opts.Stay && len(active) == 0 && time.Since(start) >= grace {
-			return "no link is active"
+			return noLinks, nil
 		}
 		if !opts.Stay && len(active) == 0 && settle == nil {
 			settle = time.After(grace - time.Since(start) + 10*time.Millisecond)

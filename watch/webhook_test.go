@@ -297,3 +297,27 @@ func TestWebhookClosedLinks(t *testing.T) {
 		t.Errorf("deleted: %v", err)
 	}
 }
+
+// A delivery accepted before the link expired is still told after it: a
+// 202 is a promise. Then the watcher says once that it expired.
+func TestWebhookDeliveryBeforeExpiryIsStillTold(t *testing.T) {
+	s := newStore(t)
+	c := webhook(t, s, &Request{ExpiresAt: time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	id := c.Spec.ID
+	accept(t, s, id, "id:late", `{"n":1}`)
+	later := c.Spec.ExpiresAt.Add(time.Minute)
+	r := &Runner{Store: s, ID: id, Now: func() time.Time { return later }}
+	if !tick(t, r) {
+		t.Fatal("the runner did not stop at the expiry")
+	}
+	if n := len(events(t, s, id, bgtasks.EventWatchFired)); n != 1 {
+		t.Errorf("%d fires, want the delivery told", n)
+	}
+	exp := events(t, s, id, bgtasks.EventWatchExpired)
+	if len(exp) != 1 || !strings.Contains(exp[0].Reason, "after 1 of 100 deliveries") {
+		t.Errorf("expiry events %+v", exp)
+	}
+	if n := inboxLen(t, s, id); n != 0 {
+		t.Errorf("%d left in the inbox", n)
+	}
+}

@@ -472,6 +472,12 @@ func newWatchResumeCmd() *cobra.Command {
 					return fmt.Errorf("watcher %s resumed but its task did not start: %w", args[0], err)
 				}
 			}
+			if w.Spec.Kind == watch.KindWebhook {
+				// The receiver may have left when the link was paused.
+				if _, err := webhookLink(cmd, store, w, owner); err != nil {
+					return err
+				}
+			}
 			return watchReport(cmd, store, args[0], owner, asJSON, "resumed")
 		},
 	}

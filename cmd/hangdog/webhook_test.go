@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,7 +30,7 @@ func TestWebhookCLIEndToEnd(t *testing.T) {
 	e := newEnv(t)
 	const stdSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	const plainSecret = "a-plain-secret-4f1c9e"
-	e.extra = append(e.extra, "HANGDOG_SESSION=s1", "HANGDOG_SERVE_ADDRESS=127.0.0.1:0", "STD_SECRET="+stdSecret, "PLAIN_SECRET="+plainSecret)
+	e.extra = append(e.extra, "HANGDOG_SESSION=s1", "HANGDOG_SERVE_ADDRESS=127.0.0.1:"+freePort(t), "STD_SECRET="+stdSecret, "PLAIN_SECRET="+plainSecret)
 	t.Cleanup(func() { stopReceiver(e.home) })
 	type link struct {
 		ID          string `json:"id"`
@@ -130,23 +132,47 @@ func TestWebhookCLIEndToEnd(t *testing.T) {
 		}
 	}
 
-	// rm revokes: the link answers 404, and with no link left the
-	// receiver leaves by itself.
+	// rm and pause revoke: the link answers 404, and with no link left the
+	// receiver leaves by itself. resume brings it back, on the same
+	// address, so the link's URL still works.
 	addr := readReceiver(t, e.home)
-	for _, id := range []string{"w1", "w2", "w3"} {
-		e.run("watch", "rm", id)
+	e.run("watch", "rm", "w1")
+	for _, id := range []string{"w2", "w3", "w4"} {
+		e.run("watch", "pause", id)
 	}
 	out, _ := exec.Command("curl", "-sS", "-X", "POST", "--data", "{}", std.URL).Output()
 	if !strings.Contains(string(out), "no such link") {
 		t.Errorf("a deleted link answered %s", out)
 	}
-	e.run("watch", "rm", "w4")
+	if out, _ := exec.Command("curl", "-sS", "-X", "POST", "--data", "{}", un.URL).Output(); !strings.Contains(string(out), "no such link") {
+		t.Errorf("a paused link answered %s", out)
+	}
 	eventually(t, "the receiver to leave", 40*time.Second, func() bool { return !alive(addr.PID) })
+	if r := e.run("watch", "resume", "w4"); r.code != 0 {
+		t.Fatalf("resume: %+v", r)
+	}
+	if again := readReceiver(t, e.home); again.PID == addr.PID || again.URL != addr.URL {
+		t.Errorf("after resume the receiver is %+v, want a new one at %s", again, addr.URL)
+	}
+	if got := curl(un, ""); !strings.Contains(got, `"accepted":true`) {
+		t.Errorf("the resumed link answered %s", got)
+	}
+	e.run("watch", "rm", "w4")
 }
 
 type receiverAddress struct {
 	PID int    `json:"pid"`
 	URL string `json:"url"`
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 func readReceiver(t *testing.T, home string) receiverAddress {
