@@ -77,8 +77,9 @@ func (s *Store) readHook(id string) (hookRecord, error) {
 // watcher's lock: it refuses a closed link (ErrLinkClosed), answers a
 // repeat with duplicate=true and stores nothing, and otherwise writes the
 // delivery durably and then counts the hit durably, before it returns. A
-// crash between the two leaves a stored delivery not counted (at most one
-// more than max_hits), never a counted one not stored.
+// crash between the two leaves a stored delivery not yet counted; the
+// next accept counts it first (adoptOrphans), so the sender's retry is a
+// duplicate, not a second event.
 func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate bool, err error) {
 	err = s.update(id, func(sp *Spec, st *State) error {
 		if sp.Kind != KindWebhook || sp.Link == nil || st.Paused ||
@@ -89,18 +90,40 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 		if err != nil {
 			return err
 		}
+		adopted := s.adoptOrphans(id, &h, st, now)
+		writeHook := func() error {
+			if len(h.Seen) > maxSeen {
+				h.Seen = h.Seen[len(h.Seen)-maxSeen:]
+			}
+			hb, err := json.Marshal(h)
+			if err != nil {
+				return fmt.Errorf("watcher %s: encode its hits: %w", id, err)
+			}
+			return bgtasks.WriteFileDurable(filepath.Join(s.watcherDir(id), hookFile), hb)
+		}
 		if h.Hits >= sp.Link.MaxHits {
+			if adopted {
+				if err := writeHook(); err != nil {
+					return err
+				}
+			}
 			return ErrLinkClosed
 		}
 		h.Seen = slices.DeleteFunc(h.Seen, func(it seenItem) bool {
 			window := idDedupeWindow
-			if strings.HasPrefix(it.ID, "body:") {
+			if strings.HasPrefix(it.ID, "b") {
 				window = BodyDedupeWindow
 			}
 			return now.Sub(it.At) >= window
 		})
-		if slices.ContainsFunc(h.Seen, func(it seenItem) bool { return it.ID == d.ID }) {
+		key := seenKey(d.ID)
+		if slices.ContainsFunc(h.Seen, func(it seenItem) bool { return it.ID == key }) {
 			duplicate = true
+			if adopted {
+				if err := writeHook(); err != nil {
+					return err
+				}
+			}
 			return errSkipWrite
 		}
 		seq := h.Hits + 1
@@ -114,20 +137,12 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 		if err != nil {
 			return fmt.Errorf("watcher %s: encode a delivery: %w", id, err)
 		}
-		name := fmt.Sprintf("%010d-%s.json", seq, hashText(d.ID)[:16])
-		if err := bgtasks.WriteFileDurable(filepath.Join(s.Inbox(id), name), b); err != nil {
+		if err := bgtasks.WriteFileDurable(filepath.Join(s.Inbox(id), inboxName(seq, key)), b); err != nil {
 			return err
 		}
 		h.Hits = seq
-		h.Seen = append(h.Seen, seenItem{ID: d.ID, At: now})
-		if len(h.Seen) > maxSeen {
-			h.Seen = h.Seen[len(h.Seen)-maxSeen:]
-		}
-		hb, err := json.Marshal(h)
-		if err != nil {
-			return fmt.Errorf("watcher %s: encode its hits: %w", id, err)
-		}
-		if err := bgtasks.WriteFileDurable(filepath.Join(s.watcherDir(id), hookFile), hb); err != nil {
+		h.Seen = append(h.Seen, seenItem{ID: key, At: now})
+		if err := writeHook(); err != nil {
 			return err
 		}
 		return errSkipWrite // state.json is the runner's; nothing in it changed
@@ -139,6 +154,48 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 		err = ErrLinkClosed
 	}
 	return duplicate, err
+}
+
+// seenKey is what the dedupe record keeps of a delivery id, and what its
+// inbox file is named by: "i" (a sender's id) or "b" (a body) and a hash.
+// A hash, so a stored delivery's file name says which delivery it is.
+func seenKey(deliveryID string) string {
+	kind := "i"
+	if strings.HasPrefix(deliveryID, "body:") {
+		kind = "b"
+	}
+	return kind + hashText(deliveryID)[:24]
+}
+
+func inboxName(seq int, key string) string { return fmt.Sprintf("%010d-%s.json", seq, key) }
+
+// adoptOrphans counts deliveries that were stored but not counted: a crash
+// (kill -9) between the two writes of an accept leaves the delivery's
+// file, numbered hits+1, and no hit. Its sender got no answer and retries;
+// adopting the file first (from the inbox, or from the runner's handled
+// keys if it is already drained) makes the retry a duplicate instead of a
+// second event. It reports whether it adopted any.
+func (s *Store) adoptOrphans(id string, h *hookRecord, st *State, now time.Time) bool {
+	adopted := false
+	for {
+		prefix := fmt.Sprintf("%010d-", h.Hits+1)
+		var key string
+		if m, _ := filepath.Glob(filepath.Join(s.Inbox(id), prefix+"*.json")); len(m) > 0 {
+			key = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m[0]), prefix), ".json")
+		} else {
+			for _, k := range st.Keys {
+				if rest, ok := strings.CutPrefix(k, prefix); ok {
+					key = rest
+				}
+			}
+		}
+		if key == "" {
+			return adopted
+		}
+		h.Hits++
+		h.Seen = append(h.Seen, seenItem{ID: key, At: now})
+		adopted = true
+	}
 }
 
 // inboxDelivery is a stored delivery as the runner reads it.

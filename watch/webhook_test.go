@@ -321,3 +321,40 @@ func TestWebhookDeliveryBeforeExpiryIsStillTold(t *testing.T) {
 		t.Errorf("%d left in the inbox", n)
 	}
 }
+
+// A kill between storing a delivery and counting it leaves its file and no
+// hit. The sender retries (no answer came): the retry is a duplicate,
+// whether the orphan is still in the inbox or the runner already told it.
+func TestWebhookOrphanOfACrashIsAdopted(t *testing.T) {
+	for _, drained := range []bool{false, true} {
+		s := newStore(t)
+		c := webhook(t, s, &Request{})
+		id := c.Spec.ID
+		accept(t, s, id, "id:first", `{"n":0}`)
+		accept(t, s, id, "id:d1", `{"n":1}`)
+		// As if killed before the hit was written: hook.json as it was.
+		h, _ := s.readHook(id)
+		h.Hits, h.Seen = 1, h.Seen[:1]
+		if err := writeJSON(filepath.Join(s.watcherDir(id), hookFile), h); err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{Store: s, ID: id}
+		if drained {
+			tick(t, r)
+		}
+		// Another sender comes first, then the retry.
+		if accept(t, s, id, "id:d2", `{"n":2}`) {
+			t.Fatal("a new delivery counted as a duplicate")
+		}
+		if !accept(t, s, id, "id:d1", `{"n":1}`) {
+			t.Errorf("drained %v: the retry of the orphan was stored again", drained)
+		}
+		tick(t, r)
+		if n := len(events(t, s, id, bgtasks.EventWatchFired)); n != 3 {
+			t.Errorf("drained %v: %d events, want 3 (first, d1, d2 once each)", drained, n)
+		}
+		if n := s.LinkHits(id); n != 3 {
+			t.Errorf("drained %v: hits %d, want 3", drained, n)
+		}
+	}
+}
