@@ -25,6 +25,41 @@ func WriteFileAtomic(path string, data []byte) error {
 	return commitTemp(tmp, path, data)
 }
 
+// WriteFileDurable is WriteFileAtomic for what was promised to someone
+// outside (the receiver answers a sender 202 only after its delivery is
+// written): the temp file is synced before the rename and the directory
+// after it, so the file survives a power cut too, not only a crash of
+// this process.
+func WriteFileDurable(path string, data []byte) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	tmpName := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmpName)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmpName)
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := commitTempFrom(tmp, path, bytes.NewReader(nil)); err != nil {
+		return err
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("sync the directory of %s: %w", path, err)
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil {
+		return fmt.Errorf("sync the directory of %s: %w", path, err)
+	}
+	return nil
+}
+
 // createTemp makes the temporary file that commitTemp turns into path.
 func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)

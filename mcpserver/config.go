@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,11 @@ type Config struct {
 	// watch_create and watch_resume tools); nil leaves new watchers
 	// stored but not running.
 	StartWatcher func(id string) (taskID string, err error)
+	// WebhookLink makes sure the receiver runs and describes a trigger
+	// link (watch_create with kind webhook): URL, limits, example curl,
+	// reachability — never the signing secret. nil: the link is stored
+	// and the result says to run `hangdog serve`.
+	WebhookLink func(ctx context.Context, watcherID, owner string) (any, error)
 	// Log receives the server's own problems (stderr for stdio servers);
 	// nil discards them.
 	Log io.Writer

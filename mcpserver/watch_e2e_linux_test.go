@@ -3,9 +3,16 @@
 package mcpserver_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -66,4 +73,76 @@ func TestWatcherFireReachesOnlyItsSession(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// watch_create with kind webhook: the result has the link (URL, limits,
+// example curl, reachability) and says the signing secret is hidden; the
+// secret appears in no result; a signed delivery reaches the session's
+// next result, once.
+func TestWebhookThroughMCPHidesTheSecret(t *testing.T) {
+	w := newWorld(t)
+	const secret = "mcp-hook-secret-7d2e91"
+	a := w.connectWith([]string{"HOOK_SECRET=" + secret, "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"})
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(w.home, "serve", "address.json")); err == nil {
+			var addr struct{ PID int }
+			if json.Unmarshal(b, &addr) == nil && addr.PID > 0 {
+				syscall.Kill(addr.PID, syscall.SIGTERM)
+			}
+		}
+	})
+	r := call(t, a, "watch_create", map[string]any{"kind": "webhook", "signature": "github", "secret_env": "HOOK_SECRET", "max_hits": 3})
+	if r.isError || !strings.Contains(r.text, "Watcher w1") || !strings.Contains(r.text, `"url": "http://127.0.0.1:`) || !strings.Contains(r.text, "hidden") ||
+		!strings.Contains(r.text, `"reachable_from_outside": false`) || !strings.Contains(r.text, "example_curl") {
+		t.Fatalf("watch_create: %+v", r)
+	}
+	if strings.Contains(r.text, secret) {
+		t.Fatalf("the result holds the secret: %s", r.text)
+	}
+	m := regexp.MustCompile(`"url": "([^"]+)"`).FindStringSubmatch(r.text)
+	body := `{"workflow_run":{"conclusion":"failure"}}`
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(body))
+	req, _ := http.NewRequest(http.MethodPost, m[1], strings.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", resp.StatusCode)
+	}
+	var got reply
+	waitFor(t, "the delivery in a result", func() bool {
+		got = call(t, a, "watch_list", nil)
+		return got.notice != ""
+	})
+	if !strings.Contains(got.notice, "watcher w1 fired") || !strings.Contains(got.notice, "failure") || !strings.Contains(got.notice, "untrusted") {
+		t.Errorf("notice: %q", got.notice)
+	}
+	for _, s := range []string{got.notice, got.text} {
+		if strings.Contains(s, secret) {
+			t.Errorf("a result holds the secret: %s", s)
+		}
+	}
+	if r := call(t, a, "watch_create", map[string]any{"kind": "webhook", "signature": "github", "secret_env": "NO_SUCH_VAR_HERE"}); !r.isError || !strings.Contains(r.text, "secret_env") {
+		t.Errorf("an unset secret_env: %+v", r)
+	}
+	// Under the home (events, logs, specs, the receiver's log) the secret is
+	// in its own file only.
+	var holding []string
+	_ = filepath.WalkDir(w.home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+				rel, _ := filepath.Rel(w.home, p)
+				holding = append(holding, rel)
+			}
+		}
+		return nil
+	})
+	if len(holding) != 1 || holding[0] != "watchers/w1/link.secret" {
+		t.Errorf("files holding the secret: %v, want only watchers/w1/link.secret", holding)
+	}
+	call(t, a, "watch_delete", map[string]any{"id": "w1"})
 }

@@ -215,7 +215,21 @@ var keySpecs = []KeySpec{
 		userOnlyWhy: "make your machine ask other people's servers more often than you allow",
 		parse:       numberIn(1, true, 3600),
 	},
+	// The receiver of trigger and approval links (`hangdog serve`).
+	{
+		Key: "serve.address", Kind: KindString, Default: DefaultServeAddress,
+		Allowed:     "HOST:PORT with an IP address or a host name and a port from 0 to 65535 (0: any free port), e.g. 127.0.0.1:17465",
+		Help:        "Where hangdog serve, the one receiver of trigger and approval links, listens; loopback by default, so nothing outside this machine reaches it.",
+		UserOnly:    true,
+		userOnlyWhy: "open hangdog's receiver to other machines",
+		parse:       parseHostPort,
+	},
 }
+
+// DefaultServeAddress is serve.address's default: loopback only, on a
+// fixed port so a link's URL stays the same across restarts of the
+// receiver.
+const DefaultServeAddress = "127.0.0.1:17465"
 
 func init() {
 	for i := range keySpecs {

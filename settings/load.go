@@ -56,6 +56,7 @@ type Settings struct {
 	// onSessionEnd is what a session's running tasks get when it ends.
 	onSessionEnd string
 	watchers     Watchers
+	serveAddress string
 }
 
 // Watchers are the watchers' limits (watchers.*); the watch package turns
@@ -138,6 +139,9 @@ func Load(opts Options) (*Settings, error) {
 			OnSessionEnd string  `mapstructure:"onSessionEnd"`
 		} `mapstructure:"tasks"`
 		Watchers Watchers `mapstructure:"watchers"`
+		Serve    struct {
+			Address string `mapstructure:"address"`
+		} `mapstructure:"serve"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
 		return nil, fmt.Errorf("decode the settings: %w", err)
@@ -147,6 +151,7 @@ func Load(opts Options) (*Settings, error) {
 	s.agentProfile = all.Tasks.AgentProfile
 	s.onSessionEnd = all.Tasks.OnSessionEnd
 	s.watchers = all.Watchers
+	s.serveAddress = all.Serve.Address
 	return s, nil
 }
 
@@ -317,6 +322,9 @@ func (s *Settings) OnSessionEnd() string { return s.onSessionEnd }
 
 // Watchers is the effective watchers.* group: the watchers' limits.
 func (s *Settings) Watchers() Watchers { return s.watchers }
+
+// ServeAddress is where `hangdog serve` listens (serve.address).
+func (s *Settings) ServeAddress() string { return s.serveAddress }
 
 // AgentProfile says whether commands nobody is at get the agent profile's
 // environment (tasks.agentProfile).

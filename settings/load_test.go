@@ -395,6 +395,7 @@ var alternatives = map[string]string{
 	"watchers.maxErrors":                "9",
 	"watchers.judgeFailures":            "4",
 	"watchers.networkIntervalFloorSec":  "5",
+	"serve.address":                     "127.0.0.1:0",
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches

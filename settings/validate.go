@@ -2,6 +2,7 @@ package settings
 
 import (
 	"math"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -181,6 +182,44 @@ func parseURL(text string) (any, string) {
 		return nil, "is not an http:// or https:// URL"
 	}
 	return text, ""
+}
+
+// parseHostPort takes HOST:PORT ([IPv6]:PORT), the host an IP address or
+// a host name.
+func parseHostPort(text string) (any, string) {
+	// Not net.SplitHostPort: settings is linked by every `hangdog run`, and
+	// package net is not (netip is small).
+	t := strings.TrimSpace(text)
+	i := strings.LastIndexByte(t, ':')
+	if i < 0 {
+		return nil, "is not HOST:PORT"
+	}
+	host, port := t[:i], t[i+1:]
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+		if _, err := netip.ParseAddr(host); err != nil {
+			return nil, "has a bracketed host that is not an IPv6 address"
+		}
+	} else if strings.Contains(host, ":") {
+		return nil, "has an IPv6 host without brackets (write [::1]:17465)"
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return nil, "has no port from 0 to 65535"
+	}
+	if host == "" {
+		return nil, "has no host (give 127.0.0.1 for this machine only, 0.0.0.0 for every interface)"
+	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		for _, label := range strings.Split(host, ".") {
+			if label == "" || len(label) > 63 || strings.IndexFunc(label, func(r rune) bool {
+				return !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+			}) >= 0 {
+				return nil, "has a host that is neither an IP address nor a host name"
+			}
+		}
+	}
+	return strings.TrimSpace(text), ""
 }
 
 func parseEnvName(text string) (any, string) {

@@ -79,3 +79,28 @@ func TestWatchersEnvPrefix(t *testing.T) {
 		t.Errorf("HANGDOG_WATCHERS_MAXFIRE: %v, want refused with the key suggested", err)
 	}
 }
+
+func TestServeAddress(t *testing.T) {
+	if got := (layers{}).load(t).settings.ServeAddress(); got != DefaultServeAddress {
+		t.Errorf("default serve.address = %q, want %q", got, DefaultServeAddress)
+	}
+	got := layers{flags: map[string]string{"serve.address": "[::1]:0"}}.load(t)
+	if got.err != nil || got.settings.ServeAddress() != "[::1]:0" {
+		t.Errorf("serve.address from a flag: %v %q", got.err, got.settings.ServeAddress())
+	}
+	for _, ok := range []string{"127.0.0.1:17465", "0.0.0.0:80", "localhost:9000", "hooks.example.com:443", "[::]:0"} {
+		if _, err := Validate("serve.address", ok); err != nil {
+			t.Errorf("Validate(serve.address, %q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"17465", "127.0.0.1", "127.0.0.1:70000", ":17465", "::1:80", "http://127.0.0.1:80", "bad host:80"} {
+		_, err := Validate("serve.address", bad)
+		if err == nil || !strings.Contains(err.Error(), "serve.address") || !strings.Contains(err.Error(), "HOST:PORT") {
+			t.Errorf("Validate(serve.address, %q) = %v, want it refused naming the key and the form", bad, err)
+		}
+	}
+	// A cloned repository must not open the receiver to the network.
+	if got := (layers{project: "serve:\n  address: 0.0.0.0:17465\n"}).load(t); got.err == nil || !strings.Contains(got.err.Error(), "serve.address: cannot be set in a project file") {
+		t.Errorf("serve.address in a project file: %v", got.err)
+	}
+}

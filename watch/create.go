@@ -29,6 +29,9 @@ func (s *Store) Create(ctx context.Context, q *Request, owner, project string) (
 	if err := s.capRefusal(owner); err != nil { // before any fetch; checked again under the lock
 		return nil, err
 	}
+	if spec.Kind == KindWebhook {
+		return s.createWebhook(spec, q)
+	}
 	src, err := newSource(spec)
 	if err != nil {
 		return nil, err

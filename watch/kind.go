@@ -55,6 +55,9 @@ type Observation struct {
 	// Fire: the source itself decided this is news (a command's activity).
 	Fire    bool
 	Payload string
+
+	// deliveries: what a trigger link's inbox holds (kind webhook).
+	deliveries []inboxDelivery
 }
 
 // Item is one keyed entry of a feed or list; each key fires once.
@@ -99,6 +102,8 @@ func newSource(s *Spec) (Source, error) {
 		return &processSource{target: t}, nil
 	case KindCommand:
 		return &commandSource{command: s.Target, timeout: s.Timeout, strict: s.Strict}, nil
+	case KindWebhook:
+		return nil, fmt.Errorf("watcher %s: a webhook's deliveries are read from its inbox (Runner)", s.ID)
 	}
 	return nil, fmt.Errorf("watcher %s: unknown kind %q", s.ID, s.Kind)
 }

@@ -29,6 +29,14 @@ const (
 // token's hash.
 type Link struct {
 	TokenHash string `json:"token_hash"`
+
+	// A trigger link's limits (kind webhook; see webhook.go). Signature is
+	// the scheme a signed link checks (github, standard_webhooks,
+	// hmac_sha256), empty for an unsigned one; its secret is in
+	// <id>/link.secret, never here.
+	Signature  string `json:"signature,omitempty"`
+	MaxHits    int    `json:"max_hits,omitempty"`
+	RatePerMin int    `json:"rate_per_min,omitempty"`
 }
 
 // linkTokenFile holds a link watcher's token; linkInboxDir the deliveries

@@ -66,6 +66,9 @@ func (r *Runner) logf(format string, args ...any) {
 }
 
 func (r *Runner) source(spec *Spec) (Source, error) {
+	if spec.Kind == KindWebhook {
+		return &webhookSource{dir: r.Store.Inbox(spec.ID)}, nil
+	}
 	src, err := newSource(spec)
 	if h, ok := src.(*httpSource); ok {
 		h.timeout = r.httpTimeout
@@ -216,6 +219,13 @@ func (r *Runner) stopped() (bool, error) {
 // the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 	r.awaiting = false
+	var kind string
+	if err := r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil }); errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	if kind == KindWebhook {
+		return r.tickWebhook(ctx)
+	}
 	if err := r.deliverPending(); err != nil {
 		return false, err
 	}
@@ -647,6 +657,11 @@ func (r *Runner) deliverPending() error {
 				r.logf("delivery of %s failed: %v", ev.DedupeKey, err)
 				if ev.Kind == bgtasks.EventWatchFired {
 					st.FiresUsed-- // returned: nothing went out
+				}
+				// A delivery whose event did not go out stays in the
+				// inbox and is handled again at the next check.
+				if key, ok := strings.CutPrefix(ev.DedupeKey, sp.ID+":hook:"); ok {
+					st.Keys = slices.DeleteFunc(st.Keys, func(k string) bool { return k == key })
 				}
 				st.LastError = "delivery failed: " + err.Error()
 			}

@@ -1,14 +1,17 @@
 // Package watch owns watchers: standing intents of the form "when this
 // changes, tell me". It holds the kinds of source (file, http, rss/Atom,
-// process, command — one file each behind Source), the deterministic checks
+// process, command — one file each behind Source — and the link kinds
+// called in through hangdog's receiver: webhook, whose deliveries
+// AcceptDelivery stores in the watcher's inbox), the deterministic checks
 // run on a change, the limits (interval floors, expiry, cooldown, fire
-// budgets, wakes per hour, per-owner caps), each watcher's durable state
-// under <home>/watchers/<id>/ and the loop a watcher's background task runs
-// (Runner). Fires and pauses become events in the registry's event log, so
-// they reach consumers exactly as task events do. A watcher's
-// natural-language condition is asked of the remote decision model
-// (judge.go: Judge, JudgeFor) only after its check fired, the match kept in
-// the state until the model settles it.
+// budgets, wakes per hour, per-owner caps; a trigger link's max_hits and
+// rate), each watcher's durable state under <home>/watchers/<id>/ and the
+// loop a watcher's background task runs (Runner). Fires and pauses become
+// events in the registry's event log, so they reach consumers exactly as
+// task events do. A watcher's natural-language condition is asked of the
+// remote decision model (judge.go: Judge, JudgeFor) only after its check
+// fired, the match kept in the state until the model settles it. The HTTP
+// side of links is package receiver's.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
 // runner) and the MCP server: the http and rss kinds need net/http and an
@@ -146,6 +149,9 @@ type Spec struct {
 // rawLabel is the watcher in a few words, secrets and all; Label is what
 // may be shown.
 func (s *Spec) rawLabel() string {
+	if s.Kind == KindWebhook {
+		return s.webhookLabel()
+	}
 	what := s.Check
 	switch s.Check {
 	case CheckAbove, CheckBelow, CheckContains, CheckMatches, CheckStatus:
@@ -164,8 +170,8 @@ func (s *Spec) network() bool { return s.Kind == KindHTTP || s.Kind == KindRSS }
 // optional numbers, validated by Validate into a Spec. Field names are the
 // MCP tool's; the CLI's flags are the same words with dashes.
 type Request struct {
-	Kind      string `json:"kind" jsonschema:"file, http, rss, process or command"`
-	Target    string `json:"target" jsonschema:"file path, URL, pid:N / pidfile:PATH / name:NAME, or a bash command"`
+	Kind      string `json:"kind" jsonschema:"file, http, rss, process, command or webhook"`
+	Target    string `json:"target,omitempty" jsonschema:"file path, URL, pid:N / pidfile:PATH / name:NAME, or a bash command; none for a webhook"`
 	Check     string `json:"check,omitempty" jsonschema:"changed (default), new, above, below, contains, matches, status"`
 	Path      string `json:"path,omitempty" jsonschema:"dotted path into JSON with [index], e.g. data.items[0].price"`
 	Value     string `json:"value,omitempty" jsonschema:"threshold number, text, regex, or comma-separated statuses"`
@@ -178,6 +184,13 @@ type Request struct {
 	CooldownSeconds *float64 `json:"cooldown_seconds,omitempty" jsonschema:"seconds after a fire in which changes fire nothing (default 0)"`
 	MaxFires        *int     `json:"max_fires,omitempty" jsonschema:"1 to 100 fires, then the watcher pauses (default 20)"`
 	MaxWakesPerHour *int     `json:"max_wakes_per_hour,omitempty" jsonschema:"more fires than this within an hour pause the watcher (default 12)"`
+
+	// A webhook's link (kind webhook); see webhook.go.
+	Signature  string `json:"signature,omitempty" jsonschema:"webhook: github, standard_webhooks or hmac_sha256 for a sender that signs; empty: unsigned (the URL is the secret)"`
+	SecretEnv  string `json:"secret_env,omitempty" jsonschema:"webhook: the name of an environment variable holding the signing secret (never the secret itself); without it and secret_file a secret is made"`
+	SecretFile string `json:"secret_file,omitempty" jsonschema:"webhook: a file only you can read holding the signing secret"`
+	MaxHits    *int   `json:"max_hits,omitempty" jsonschema:"webhook: deliveries the link accepts, then it closes (default 100, at most 10000)"`
+	Rate       string `json:"rate,omitempty" jsonschema:"webhook: deliveries a minute, e.g. 60/min or 2/s (default 60/min)"`
 }
 
 // Refusal is a request refused by validation; it names the field, the
@@ -229,8 +242,13 @@ func (q *Request) ValidateWith(lim Limits, owner string, now time.Time) (*Spec, 
 	}
 	switch s.Kind {
 	case KindFile, KindHTTP, KindRSS, KindProcess, KindCommand:
+	case KindWebhook:
+		return q.validateWebhook(s, lim, now)
 	default:
-		return nil, refuse("kind (--kind)", q.Kind, "use file, http, rss, process or command")
+		return nil, refuse("kind (--kind)", q.Kind, "use file, http, rss, process, command or webhook")
+	}
+	if q.hasLinkFields() {
+		return nil, refuse("kind (--kind)", q.Kind, "signature, secret_env, secret_file, max_hits and rate are for kind webhook")
 	}
 	if s.Target == "" {
 		return nil, refuse("target", q.Target, "give what to watch: a file path, a URL, pid:N / pidfile:PATH / name:NAME, or a command")

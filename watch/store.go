@@ -54,6 +54,9 @@ type State struct {
 	Since  *time.Time `json:"paused_at,omitempty"`
 	// Expired: the expiry was reached and said so once.
 	Expired bool `json:"expired,omitempty"`
+	// MisfitTold: a trigger link's delivery lacked what the check reads
+	// and the owner was told, once.
+	MisfitTold bool `json:"misfit_told,omitempty"`
 
 	TaskID string `json:"task_id,omitempty"` // the background task running it
 }
@@ -265,7 +268,12 @@ func (s *Store) capRefusal(owner string) error {
 }
 
 // add stores a new watcher with its baseline state and returns its id.
-func (s *Store) add(spec *Spec, st *State) (string, error) {
+func (s *Store) add(spec *Spec, st *State) (string, error) { return s.addWith(spec, st, nil) }
+
+// addWith is add with files of the kind's own (a link's token, secret and
+// inbox) written by files into the new directory before the spec, so a
+// listed watcher is complete; if files fails, the directory goes.
+func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (string, error) {
 	var id string
 	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
 		if err := s.capRefusal(spec.Owner); err != nil {
@@ -290,6 +298,12 @@ func (s *Store) add(spec *Spec, st *State) (string, error) {
 		spec.ID = id
 		if err := writeJSON(filepath.Join(s.watcherDir(id), "state.json"), st); err != nil {
 			return err
+		}
+		if files != nil {
+			if err := files(id); err != nil {
+				_ = os.RemoveAll(s.watcherDir(id))
+				return err
+			}
 		}
 		// spec.json last: a watcher is listed once it is complete.
 		return writeJSON(filepath.Join(s.watcherDir(id), "spec.json"), spec)

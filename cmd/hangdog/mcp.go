@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -65,6 +66,9 @@ every result.`,
 						return "", err
 					}
 					return startWatcherTask(store, id)
+				},
+				WebhookLink: func(ctx context.Context, id, owner string) (any, error) {
+					return mcpWebhookLink(ctx, reg, id, owner)
 				},
 				MaxWait:      maxWait,
 				OutputLimit:  outputLimit,

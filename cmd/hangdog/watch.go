@@ -84,17 +84,17 @@ The owner is $HANGDOG_SESSION (none if unset); only the owner sees, pauses,
 resumes or deletes a watcher — to anyone else it does not exist.`,
 	}
 	cmd.AddCommand(newWatchCreateCmd(), newWatchLsCmd(), newWatchShowCmd(),
-		newWatchPauseCmd(), newWatchResumeCmd(), newWatchRmCmd())
+		newWatchPauseCmd(), newWatchResumeCmd(), newWatchRmCmd(), newWatchSecretCmd())
 	return cmd
 }
 
 func newWatchCreateCmd() *cobra.Command {
 	var q watch.Request
 	var interval, timeout, cooldown time.Duration
-	var maxFires, maxWakes int
+	var maxFires, maxWakes, maxHits int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "create --kind KIND TARGET [flags]",
+		Use:   "create --kind KIND [TARGET] [flags]",
 		Short: "Create a watcher; prints its id and the first check's value",
 		Long: `Create a watcher and start its background task.
 
@@ -109,6 +109,15 @@ Kinds and their TARGET:
            {"outcome": "idle"|"activity"|"terminal", "payload": …, "cursor": …};
            it gets the previous cursor as JSON in $HANGDOG_WATCH_CURSOR; a non-zero
            exit, a timeout or bad JSON is an idle poll unless --strict
+  webhook  no TARGET: a trigger link. Create prints its URL
+           (http://ADDR/hook/<256-bit token>, served by ` + "`hangdog serve`" + `, started
+           on demand), its expiry (--expires, default 7 days), --max-hits (default
+           100) and --rate (default 60/min), and an example curl. Each accepted
+           POST fires once (the check reads its JSON body). --signature github,
+           standard_webhooks or hmac_sha256 checks the sender's signature; its
+           secret comes from --secret-env VAR or --secret-file F (private), or is
+           made for you; ` + "`hangdog watch secret ID`" + ` shows it, and it is never shown
+           to a model or logged
 
 Checks (--check), run only when the content changed:
   changed   (default) any change
@@ -136,6 +145,8 @@ you are told once and the watcher pauses; 3 errors in a row (404, a missing
 file) pause it too. The numbers are the built-in values of the watchers.*
 settings (` + "`hangdog config list`" + `), read at create and resume.`,
 		Example: `  hangdog watch create --kind file ./build/status.json --check status --path state --value failed,passed
+  hangdog watch create --kind webhook --signature github --secret-env GH_HOOK_SECRET --check status --path workflow_run.conclusion --value failure
+  hangdog watch create --kind webhook --max-hits 1 --expires 2026-12-24T18:00:00Z
   hangdog watch create --kind http https://shop.example/api/item/42 --check below --path data.price --value 90 --interval 10m
   hangdog watch create --kind http https://example.com/changelog --expires 2026-12-24T18:00:00Z --max-fires 3
   hangdog watch create --kind rss https://blog.example/feed.xml --interval 30m
@@ -143,13 +154,18 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
   hangdog watch create --kind command 'gh run view 123 --json status | jq -c "{outcome: (if .status==\"completed\" then \"terminal\" else \"idle\" end), payload: .status}"'
   hangdog watch create --kind file notes.txt --json | jq -r .id`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && strings.EqualFold(q.Kind, watch.KindWebhook) {
+				return nil // a link has no target
+			}
 			if len(args) != 1 {
 				return fmt.Errorf("watch create needs one TARGET (a path, URL, pid:N or command), got %d; e.g. `hangdog watch create --kind file ./notes.txt`", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q.Target = args[0]
+			if len(args) == 1 {
+				q.Target = args[0]
+			}
 			f := cmd.Flags()
 			q.IntervalSeconds = interval.Seconds()
 			q.TimeoutSeconds = timeout.Seconds()
@@ -161,6 +177,9 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			}
 			if f.Changed("max-wakes-per-hour") {
 				q.MaxWakesPerHour = &maxWakes
+			}
+			if f.Changed("max-hits") {
+				q.MaxHits = &maxHits
 			}
 			store, st, err := openWatchStoreSettings()
 			if err != nil {
@@ -179,6 +198,9 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 				}
 			}
 			taskID, terr := startWatcherTask(store, c.Spec.ID)
+			if c.Spec.Kind == watch.KindWebhook {
+				return printWebhookCreated(cmd, store, c, owner, taskID, terr, asJSON)
+			}
 			if asJSON {
 				out := map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": taskID, "spec": c.Spec, "state": c.State}
 				if terr != nil {
@@ -200,7 +222,7 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&q.Kind, "kind", "", "file, http, rss, process or command (required)")
+	f.StringVar(&q.Kind, "kind", "", "file, http, rss, process, command or webhook (required)")
 	f.StringVar(&q.Check, "check", "", "changed (default), new, above, below, contains, matches, status")
 	f.StringVar(&q.Path, "path", "", "dotted path into JSON with [index], e.g. data.items[0].price")
 	f.StringVar(&q.Value, "value", "", "the threshold, text, regex or comma-separated statuses the check needs")
@@ -212,7 +234,12 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
 	f.IntVar(&maxFires, "max-fires", watch.DefaultMaxFires, "fires before the watcher pauses, 1-100")
 	f.IntVar(&maxWakes, "max-wakes-per-hour", watch.DefaultMaxWakesPerHour, "more fires than this within an hour pause the watcher")
-	f.BoolVar(&asJSON, "json", false, `print {"id", "baseline", "task_id", "spec", "state"} as JSON`)
+	f.StringVar(&q.Signature, "signature", "", "webhook: github, standard_webhooks or hmac_sha256 (default: unsigned, the URL is the secret)")
+	f.StringVar(&q.SecretEnv, "secret-env", "", "webhook: the environment variable holding the signing secret")
+	f.StringVar(&q.SecretFile, "secret-file", "", "webhook: a private file (mode 600) holding the signing secret")
+	f.IntVar(&maxHits, "max-hits", watch.DefaultMaxHits, "webhook: deliveries the link accepts, then it closes (1-10000)")
+	f.StringVar(&q.Rate, "rate", "", "webhook: deliveries a minute, e.g. 60/min (default) or 2/s")
+	f.BoolVar(&asJSON, "json", false, `print {"id", "baseline", "task_id", "spec", "state"} as JSON (a webhook: its link's fields too)`)
 	return cmd
 }
 
@@ -422,6 +449,11 @@ func newWatchShowCmd() *cobra.Command {
 			if w.State.Judging != nil {
 				fmt.Fprintf(out, "judging:   %s\n", judgingNote(w.State.Judging))
 			}
+			if w.Spec.Kind == watch.KindWebhook && w.Spec.Link != nil {
+				sig := orNone(w.Spec.Link.Signature)
+				fmt.Fprintf(out, "link:      %d of %d deliveries, %d/min, signature %s (`hangdog watch secret %s` shows its URL and secret)\n",
+					store.LinkHits(w.Spec.ID), w.Spec.Link.MaxHits, w.Spec.Link.RatePerMin, sig, w.Spec.ID)
+			}
 			if w.State.LastError != "" {
 				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
 			}
@@ -478,6 +510,12 @@ func newWatchResumeCmd() *cobra.Command {
 			if !taskRunning(store.Registry(), w.State.TaskID) {
 				if _, err := startWatcherTask(store, args[0]); err != nil {
 					return fmt.Errorf("watcher %s resumed but its task did not start: %w", args[0], err)
+				}
+			}
+			if w.Spec.Kind == watch.KindWebhook {
+				// The receiver may have left when the link was paused.
+				if _, err := webhookLink(cmd, store, w, owner); err != nil {
+					return err
 				}
 			}
 			return watchReport(cmd, store, args[0], owner, asJSON, "resumed")

@@ -9,4 +9,5 @@ func init() {
 	handOver("watch", "Watchers: be told once when a file, URL, feed, process or command changes", false)
 	handOver("wake", "Hand new events to a command that wakes an idle agent, one batch at a time", false)
 	handOver("__watch", "Run one watcher", true)
+	handOver("serve", "Run the one local receiver of trigger and approval links (started on demand)", false)
 }

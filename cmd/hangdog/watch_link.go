@@ -1,0 +1,172 @@
+//go:build !lite
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/receiver"
+	"github.com/hangdog/hangdog/watch"
+)
+
+// mcpWebhookLink is webhookLink for the MCP server's watch_create.
+func mcpWebhookLink(ctx context.Context, reg *bgtasks.Registry, id, owner string) (any, error) {
+	store, err := watch.OpenStore(reg)
+	if err != nil {
+		return nil, err
+	}
+	w, err := store.Get(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	return linkOf(ctx, store, w, owner)
+}
+
+// webhookLink starts the receiver if needed and describes the link: its
+// URL, limits and an example curl, never its signing secret.
+func webhookLink(cmd *cobra.Command, store *watch.Store, w *watch.Watcher, owner string) (receiver.Link, error) {
+	return linkOf(cmd.Context(), store, w, owner)
+}
+
+func linkOf(ctx context.Context, store *watch.Store, w *watch.Watcher, owner string) (receiver.Link, error) {
+	base, err := receiver.Ensure(ctx, store)
+	if err != nil {
+		return receiver.Link{}, fmt.Errorf("watcher %s was created but hangdog's receiver did not start: %w; `hangdog serve` runs it", w.Spec.ID, err)
+	}
+	token, err := store.LinkToken(w.Spec.ID, owner)
+	if err != nil {
+		return receiver.Link{}, err
+	}
+	return receiver.LinkFor(base, w, token, store.LinkHits(w.Spec.ID)), nil
+}
+
+func printWebhookCreated(cmd *cobra.Command, store *watch.Store, c *watch.Created, owner, taskID string, terr error, asJSON bool) error {
+	link, lerr := webhookLink(cmd, store, c.Watcher, owner)
+	if asJSON {
+		out := map[string]any{"id": c.Spec.ID, "task_id": taskID, "spec": c.Spec, "state": c.State}
+		if lerr == nil {
+			b, _ := json.Marshal(link)
+			var fields map[string]any
+			_ = json.Unmarshal(b, &fields)
+			for k, v := range fields {
+				out[k] = v
+			}
+		}
+		if err := firstErr(terr, lerr); err != nil {
+			out["error"] = err.Error()
+		}
+		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
+			return err
+		}
+		if terr != nil || lerr != nil {
+			return exitCode(exitHangdogError)
+		}
+		return nil
+	}
+	if terr != nil {
+		return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
+	}
+	if lerr != nil {
+		return lerr
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "%s: %s (task %s)\n", c.Spec.ID, plain(c.Spec.Label()), taskID)
+	fmt.Fprintf(out, "url:        %s\n", link.URL)
+	fmt.Fprintf(out, "expires:    %s\n", link.ExpiresAt.Local().Format(time.RFC3339))
+	fmt.Fprintf(out, "limits:     %d deliveries (max_hits), %s", link.MaxHits, link.Rate)
+	if link.UnverifiedRate != "" {
+		fmt.Fprintf(out, ", %s with a wrong signature", link.UnverifiedRate)
+	}
+	fmt.Fprintf(out, ", %s a delivery\n", link.PayloadLimit)
+	fmt.Fprintf(out, "signature:  %s; secret %s\n", link.Signature, link.Secret)
+	reach := "no"
+	if link.ReachableFromOutside {
+		reach = "yes"
+	}
+	fmt.Fprintf(out, "reachable from outside: %s (%s)\n", reach, link.Reachability)
+	if link.SecretEnv != "" {
+		fmt.Fprintf(out, "example (export %s first):\n  %s\n", link.SecretEnv, link.ExampleCurl)
+	} else {
+		fmt.Fprintf(out, "example:\n  %s\n", link.ExampleCurl)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// newWatchSecretCmd shows a link's URL and signing secret to the person.
+// It is the one place either is printed after create, and no MCP tool
+// has its like.
+func newWatchSecretCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "secret ID",
+		Short: "Show a link's URL (its token) and signing secret — to you, not to a model",
+		Long: `Show a trigger link's URL, with its token, and its signing secret, so you can
+configure the sender. Nothing else shows the secret: listings, logs, events and
+MCP results say it is hidden. Run inside a hangdog task (an agent's bash tool,
+where a model reads the output) it refuses.`,
+		Example: "  hangdog watch secret w3\n  hangdog watch secret w3 --json | jq -r .secret",
+		Args:    watchIDArg("hangdog watch secret w3"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if os.Getenv("HANGDOG_TASK_ID") != "" {
+				return fmt.Errorf("watch secret refuses to run inside a hangdog task (HANGDOG_TASK_ID is set): an agent would read the secret; run it in your own terminal")
+			}
+			store, err := openWatchStore()
+			if err != nil {
+				return err
+			}
+			owner, _ := watchCaller()
+			w, err := store.Get(args[0], owner)
+			if err != nil {
+				return notFoundHint(err)
+			}
+			if w.Spec.Kind != watch.KindWebhook {
+				return fmt.Errorf("watcher %s is a %s watcher: only trigger links (kind webhook) have a URL and a secret", args[0], w.Spec.Kind)
+			}
+			link, err := webhookLink(cmd, store, w, owner)
+			if err != nil {
+				return err
+			}
+			secret, err := store.LinkSecret(args[0], owner)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"id": w.Spec.ID, "url": link.URL, "signature": link.Signature, "secret": secret})
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "url:       %s\n", link.URL)
+			fmt.Fprintf(out, "signature: %s\n", link.Signature)
+			if secret == "" {
+				fmt.Fprintln(out, "secret:    none (unsigned: the URL is the secret)")
+			} else {
+				fmt.Fprintf(out, "secret:    %s\n", secret)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"id", "url", "signature", "secret"} as JSON`)
+	return cmd
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

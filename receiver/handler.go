@@ -1,0 +1,244 @@
+// Package receiver owns hangdog's one local HTTP server for links (`hangdog
+// serve`): the handler that takes trigger-link deliveries at
+// POST /hook/<token> and mounts other link handlers (approval pages under
+// /approve/), the server process that listens at serve.address, writes
+// where it listens and leaves when no link is active, and Ensure, which
+// starts that process on demand. Everything it accepts is on disk (the
+// watcher's inbox, through watch.Store) before it answers; it keeps only
+// rate windows in memory.
+//
+// It is linked only by the full CLI.
+package receiver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/webhooksig"
+	"github.com/hangdog/hangdog/watch"
+)
+
+// MaxPayload is the largest delivery a trigger link takes; a larger one is
+// answered 413.
+const MaxPayload = 1 << 20
+
+// Paths.
+const (
+	HookPrefix = "/hook/"
+	// IdentityPath answers who this receiver is, so a client can tell
+	// hangdog's receiver for its home from a stale address or another
+	// program on the port.
+	IdentityPath = "/.hangdog/receiver"
+)
+
+// Options configure a Receiver.
+type Options struct {
+	// Mounts are more handlers, by path prefix: the approval pages give
+	// {"/approve/": approval.Handler(store)}. A prefix ends in "/" and
+	// must not be /hook/. Mount adds one later, before serving.
+	Mounts map[string]http.Handler
+	// Log gets one line per answered delivery (never the token, the
+	// secret or the body); nil: none.
+	Log io.Writer
+	// Now, for tests; nil: time.Now.
+	Now func() time.Time
+}
+
+// Receiver is the http.Handler of every link.
+type Receiver struct {
+	store *watch.Store
+	mux   *http.ServeMux
+	log   io.Writer
+	now   func() time.Time
+	home  string
+
+	mu      sync.Mutex
+	logMu   sync.Mutex
+	buckets map[string]*bucket // by watcher id: "rate" and "unverified"
+}
+
+// New builds the receiver over the store's links.
+func New(store *watch.Store, opts Options) *Receiver {
+	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
+		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.mux.HandleFunc(HookPrefix, r.hook)
+	r.mux.HandleFunc(IdentityPath, r.identity)
+	for prefix, h := range opts.Mounts {
+		r.Mount(prefix, h)
+	}
+	return r
+}
+
+// Mount serves h under prefix (e.g. "/approve/"); call it before serving.
+func (r *Receiver) Mount(prefix string, h http.Handler) {
+	r.mux.Handle(prefix, h)
+}
+
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+
+// HomeID names a home without saying its path.
+func HomeID(home string) string {
+	sum := sha256.Sum256([]byte(home))
+	return hex.EncodeToString(sum[:8])
+}
+
+type identity struct {
+	Receiver string `json:"receiver"` // "hangdog"
+	Home     string `json:"home"`     // HomeID
+	PID      int    `json:"pid"`
+}
+
+func (r *Receiver) identity(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, identity{Receiver: "hangdog", Home: r.home, PID: pid})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// refusal is every answer but 202: a short, fixed reason.
+func refusal(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]any{"accepted": false, "error": msg})
+}
+
+// notFound is the one answer for a link that is unknown, expired, revoked
+// or used up: they must look the same, so the answer says nothing of
+// which links exist.
+func notFound(w http.ResponseWriter) {
+	refusal(w, http.StatusNotFound, "no such link (unknown, expired, revoked or used up)")
+}
+
+func (r *Receiver) logf(format string, args ...any) {
+	if r.log == nil {
+		return
+	}
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	fmt.Fprintf(r.log, r.now().UTC().Format(time.RFC3339)+" "+format+"\n", args...)
+}
+
+// hook takes one delivery. The order matters: the method (link previews
+// and mail scanners GET links), the link, the size, the signature, and
+// only then the link's rate, so a stranger's unsigned requests never use
+// up a sender's rate; they have a cap of their own.
+func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		refusal(w, http.StatusMethodNotAllowed, "this is a hangdog trigger link: it takes POST only; opening it does nothing")
+		return
+	}
+	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
+	wt, err := r.store.ByLinkToken(token)
+	now := r.now()
+	if err != nil || !r.store.WebhookOpen(wt, now) {
+		r.logf("404 an unknown or closed link")
+		notFound(w)
+		return
+	}
+	id := wt.Spec.ID
+	if req.ContentLength > MaxPayload {
+		r.logf("%s 413 %d bytes", id, req.ContentLength)
+		refusal(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the payload is over the limit of %d bytes (1 MiB)", MaxPayload))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxPayload))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			r.logf("%s 413 over %d bytes", id, MaxPayload)
+			refusal(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the payload is over the limit of %d bytes (1 MiB)", MaxPayload))
+			return
+		}
+		refusal(w, http.StatusBadRequest, "the request body could not be read")
+		return
+	}
+	link := wt.Spec.Link
+	if link.Signature != "" {
+		secret, err := r.store.LinkSecret(id, wt.Spec.Owner)
+		if err != nil {
+			r.logf("%s 500 %v", id, err)
+			refusal(w, http.StatusInternalServerError, "the link's secret could not be read")
+			return
+		}
+		if verr := webhooksig.Verify(link.Signature, secret, req.Header, body, now); verr != nil {
+			if wait, ok := r.take(id, "unverified", link.RatePerMin*watch.UnverifiedFactor, now); !ok {
+				r.logf("%s 429 unverified requests over %d a minute", id, link.RatePerMin*watch.UnverifiedFactor)
+				tooMany(w, wait, "too many requests with a missing or wrong signature")
+				return
+			}
+			r.logf("%s 401 %v", id, verr)
+			refusal(w, http.StatusUnauthorized, verr.Error())
+			return
+		}
+	}
+	if req.Header.Get("X-GitHub-Event") == "ping" {
+		r.logf("%s 202 GitHub ping (nothing stored)", id)
+		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "ping": true})
+		return
+	}
+	if wait, ok := r.take(id, "rate", link.RatePerMin, now); !ok {
+		r.logf("%s 429 over %d a minute", id, link.RatePerMin)
+		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", link.RatePerMin))
+		return
+	}
+	d := watch.Delivery{ID: deliveryID(req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
+	dup, err := r.store.AcceptDelivery(id, d, now)
+	switch {
+	case errors.Is(err, watch.ErrLinkClosed):
+		r.logf("%s 404 closed meanwhile", id)
+		notFound(w)
+	case err != nil:
+		r.logf("%s 500 %v", id, err)
+		refusal(w, http.StatusInternalServerError, "the delivery could not be stored; try again")
+	case dup:
+		r.logf("%s 202 a repeat (nothing stored)", id)
+		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "duplicate": true})
+	default:
+		r.logf("%s 202 stored (%d bytes)", id, len(body))
+		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true})
+	}
+}
+
+func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {
+	secs := int(wait/time.Second) + 1
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	refusal(w, http.StatusTooManyRequests, fmt.Sprintf("%s; retry after %d s", msg, secs))
+}
+
+// deliveryID is what makes a delivery the same as another: the sender's
+// own id (Idempotency-Key, webhook-id, X-GitHub-Delivery), else the body.
+func deliveryID(h http.Header, body []byte) string {
+	for _, name := range []string{"Idempotency-Key", webhooksig.HeaderID, "X-GitHub-Delivery"} {
+		if v := strings.TrimSpace(h.Get(name)); v != "" {
+			if len(v) > 200 {
+				sum := sha256.Sum256([]byte(v))
+				v = "sha256:" + hex.EncodeToString(sum[:])
+			}
+			return "id:" + v
+		}
+	}
+	sum := sha256.Sum256(body)
+	return "body:" + hex.EncodeToString(sum[:])
+}
+
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100]
+	}
+	return s
+}
