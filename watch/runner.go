@@ -68,6 +68,9 @@ func (r *Runner) logf(format string, args ...any) {
 }
 
 func (r *Runner) source(spec *Spec) (Source, error) {
+	if spec.Kind == KindApproval {
+		return &approvalSource{inbox: r.Store.Inbox(spec.ID)}, nil
+	}
 	src, err := newSource(spec)
 	if h, ok := src.(*httpSource); ok {
 		h.timeout = r.httpTimeout
@@ -219,7 +222,7 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 			return errSkipWrite
 		}
 		now := r.now()
-		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) {
+		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) && !r.Store.decisionWaiting(sp, st) {
 			how := "without firing"
 			if st.FiresUsed > 0 {
 				how = fmt.Sprintf("after %d fires", st.FiresUsed)
@@ -318,6 +321,9 @@ func (r *Runner) apply(ctx context.Context, sp *Spec, st *State, obs *Observatio
 		st.QuietChecks++
 		r.logf("check %d: quiet%s", st.Checks, suffix(obs.Payload))
 		return false
+	}
+	if sp.Kind == KindApproval {
+		return r.applyDecision(sp, st, obs, now)
 	}
 	if sp.Kind == KindCommand {
 		if !obs.Fire {

@@ -261,7 +261,11 @@ func (s *Store) capRefusal(owner string) error {
 }
 
 // add stores a new watcher with its baseline state and returns its id.
-func (s *Store) add(spec *Spec, st *State) (string, error) {
+func (s *Store) add(spec *Spec, st *State) (string, error) { return s.addWith(spec, st, nil) }
+
+// addWith is add with prepare run in the new watcher's directory (spec.ID
+// set) before its spec is written: a link watcher's token and inbox.
+func (s *Store) addWith(spec *Spec, st *State, prepare func(dir string) error) (string, error) {
 	var id string
 	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
 		if err := s.capRefusal(spec.Owner); err != nil {
@@ -284,6 +288,12 @@ func (s *Store) add(spec *Spec, st *State) (string, error) {
 			return err
 		}
 		spec.ID = id
+		if prepare != nil {
+			if err := prepare(s.watcherDir(id)); err != nil {
+				_ = os.RemoveAll(s.watcherDir(id)) // nothing half-made stays
+				return err
+			}
+		}
 		if err := writeJSON(filepath.Join(s.watcherDir(id), "state.json"), st); err != nil {
 			return err
 		}
