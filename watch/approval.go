@@ -362,7 +362,7 @@ func ReachableFromOutside(base string) bool {
 
 // ExpiresIn is a short "in 23h59m" for people.
 func ExpiresIn(t, now time.Time) string {
-	d := t.Sub(now).Round(time.Minute)
+	d := t.Sub(now).Truncate(time.Minute) // never more than is left
 	if d <= 0 {
 		return "expired"
 	}

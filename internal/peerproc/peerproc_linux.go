@@ -21,8 +21,8 @@ const Supported = true
 // Lookup finds the client end of the TCP connection from client to
 // server: the socket in /proc/net/tcp{,6} whose local address is client
 // and remote address server, and the processes of this user that hold it
-// (a scan of /proc/*/fd; the processes of other users are not readable
-// and not searched).
+// (a scan of /proc/*/fd, this process included; the processes of other
+// users are not readable and not searched).
 func Lookup(client, server netip.AddrPort) (*Conn, error) {
 	c := &Conn{}
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -43,11 +43,10 @@ func Lookup(client, server netip.AddrPort) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list processes: %w", err)
 	}
-	self := os.Getpid()
 	uid := uint32(os.Getuid())
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+		if err != nil {
 			continue
 		}
 		dir := "/proc/" + e.Name()

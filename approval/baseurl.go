@@ -1,0 +1,33 @@
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// BaseURLEnv is where BaseURL looks until the receiver provides one.
+const BaseURLEnv = "HANGDOG_RECEIVER_URL"
+
+// BaseURL returns the base URL under which the receiver serves /approve/
+// (e.g. http://127.0.0.1:8765), starting the receiver if it must. It is
+// the one place links get their address: the integrator points it at
+// receiver.Ensure. Until then it reads $HANGDOG_RECEIVER_URL.
+var BaseURL = func(ctx context.Context) (string, error) {
+	v := strings.TrimSpace(os.Getenv(BaseURLEnv))
+	if v == "" {
+		return "", errors.New("no receiver to serve the approval page: set $" + BaseURLEnv + " to the base URL where /approve/ is served (e.g. http://127.0.0.1:8765)")
+	}
+	return checkBase(v)
+}
+
+func checkBase(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", fmt.Errorf("receiver URL %q: use http(s)://HOST[:PORT] with no path", v)
+	}
+	return strings.TrimRight(v, "/"), nil
+}
