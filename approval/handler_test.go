@@ -12,7 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +28,24 @@ type fixture struct {
 	store *watch.Store
 	h     *handler
 	srv   *httptest.Server
+
+	mu    sync.Mutex
+	codes []string // "POST 409", each answer the server gave
 }
+
+// answers is what the server answered so far, in order.
+func (f *fixture) answers() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.codes)
+}
+
+type codeRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (c *codeRecorder) WriteHeader(code int) { c.code = code; c.ResponseWriter.WriteHeader(code) }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -37,12 +57,18 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := Handler(store).(*handler)
+	f := &fixture{store: store, h: Handler(store).(*handler)}
 	mux := http.NewServeMux()
-	mux.Handle("/approve/", h)
-	srv := httptest.NewServer(mux) // 127.0.0.1
-	t.Cleanup(srv.Close)
-	return &fixture{store: store, h: h, srv: srv}
+	mux.Handle("/approve/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &codeRecorder{ResponseWriter: w, code: 200}
+		f.h.ServeHTTP(rec, r)
+		f.mu.Lock()
+		f.codes = append(f.codes, r.Method+" "+strconv.Itoa(rec.code))
+		f.mu.Unlock()
+	}))
+	f.srv = httptest.NewServer(mux) // 127.0.0.1
+	t.Cleanup(f.srv.Close)
+	return f
 }
 
 func (f *fixture) approval(t *testing.T, q *watch.ApprovalRequest) (*watch.Watcher, string) {
