@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,10 @@ type Config struct {
 	// watch_create and watch_resume tools); nil leaves new watchers
 	// stored but not running.
 	StartWatcher func(id string) (taskID string, err error)
+	// ApprovalBaseURL is the base URL approval links point at, starting
+	// the receiver if need be (approval.BaseURL); nil leaves
+	// approve_create unavailable.
+	ApprovalBaseURL func(ctx context.Context) (string, error)
 	// Log receives the server's own problems (stderr for stdio servers);
 	// nil discards them.
 	Log io.Writer

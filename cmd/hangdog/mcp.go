@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/mcpserver"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -66,11 +68,14 @@ every result.`,
 					}
 					return startWatcherTask(store, id)
 				},
-				MaxWait:      maxWait,
-				OutputLimit:  outputLimit,
-				CarryExports: carryExports,
-				Structured:   structured,
-				Log:          os.Stderr,
+				// Read at each call: the receiver's address is decided
+				// when a link is made (approval.BaseURL).
+				ApprovalBaseURL: func(ctx context.Context) (string, error) { return approval.BaseURL(ctx) },
+				MaxWait:         maxWait,
+				OutputLimit:     outputLimit,
+				CarryExports:    carryExports,
+				Structured:      structured,
+				Log:             os.Stderr,
 			})
 			if err != nil {
 				return err
