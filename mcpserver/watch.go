@@ -173,7 +173,7 @@ func watchNotice(e bgtasks.Event) string {
 	var s string
 	switch {
 	case e.Decision != "":
-		s = fmt.Sprintf("#%d approval %s decided: %q — %s, %s", e.Seq, e.WatcherID, termtext.OneLine(e.Decision), termtext.OneLine(e.From), termtext.OneLine(e.Reason))
+		s = fmt.Sprintf("#%d approval %s decided: %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))
 		if e.Comment != "" {
 			c, _ := json.Marshal(e.Comment)
 			s += "\n  comment (untrusted): " + string(c)
