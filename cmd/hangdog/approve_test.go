@@ -87,7 +87,7 @@ func TestApproveFlow(t *testing.T) {
 	}
 	exp, err := time.Parse(time.RFC3339, c.ExpiresAt)
 	if c.ID == "" || !strings.HasPrefix(c.URL, srv.URL+"/approve/") || c.Reachable == nil || *c.Reachable || c.TaskID == "" ||
-		err != nil || exp.Sub(time.Now()) < 119*time.Minute || strings.Join(c.Options, ",") != "Ship,Wait" {
+		err != nil || time.Until(exp) < 119*time.Minute || strings.Join(c.Options, ",") != "Ship,Wait" {
 		t.Fatalf("approve create said %s", r.stdout)
 	}
 	eventually(t, "the watcher's task to watch", 20*time.Second, func() bool {
