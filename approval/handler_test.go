@@ -47,7 +47,7 @@ type codeRecorder struct {
 
 func (c *codeRecorder) WriteHeader(code int) { c.code = code; c.ResponseWriter.WriteHeader(code) }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	reg, err := bgtasks.Open(t.TempDir())
 	if err != nil {
@@ -71,7 +71,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) approval(t *testing.T, q *watch.ApprovalRequest) (*watch.Watcher, string) {
+func (f *fixture) approval(t testing.TB, q *watch.ApprovalRequest) (*watch.Watcher, string) {
 	t.Helper()
 	w, token, err := f.store.CreateApproval(q, "sess", "")
 	if err != nil {
