@@ -246,9 +246,6 @@ func TestBrowserApproves(t *testing.T) {
 	go func() { done <- (&watch.Runner{Store: f.store, ID: w.Spec.ID}).Run(ctx) }()
 
 	d := startDriver(t, chromium, driver)
-	if _, err := f.h.keys.get(); err != nil {
-		t.Fatal(err)
-	}
 	before := snapshot(t, reg.Home())
 	d.open(f.url(token))
 	if got := d.text("h1"); got != "Deploy build 142 to production?" {

@@ -33,11 +33,16 @@ type handler struct {
 // asked, a missing or wrong nonce, or a cross-site post; 400 for a
 // decision that is no option; 405 for other methods.
 func Handler(store *watch.Store) http.Handler {
-	return &handler{
+	h := &handler{
 		store: store,
 		keys:  &keyring{path: filepath.Join(store.Registry().Home(), keyFile)},
 		now:   time.Now,
 	}
+	// The nonce key is made now, when the receiver starts, so that opening
+	// a page never writes anything; a failure here is tried again (and
+	// answered 500) at the first page.
+	_, _ = h.keys.get()
+	return h
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

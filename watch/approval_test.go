@@ -257,3 +257,28 @@ func TestApprovalExpiry(t *testing.T) {
 		t.Fatalf("events %+v, want one expiry", evs)
 	}
 }
+
+// A runner killed -9 after reserving the decision's event and before
+// delivering it: the next runner delivers it once.
+func TestApprovalDecisionSurvivesAKillBetweenReserveAndDelivery(t *testing.T) {
+	s := newStore(t)
+	w, token := createApproval(t, s, &ApprovalRequest{Question: "Ship it?"}, "sess")
+	if _, err := s.Decide(token, "Approve", "ok", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cmd := helper(t, s.reg.Home(), "run-crash-after-reserve", w.Spec.ID)
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the helper was not killed")
+	}
+	st := state(t, s, w.Spec.ID)
+	if len(st.Pending) != 1 || st.FiresUsed != 1 || len(events(t, s, w.Spec.ID, "")) != 0 {
+		t.Fatalf("after the kill: pending %d, fires %d, events %d", len(st.Pending), st.FiresUsed, len(events(t, s, w.Spec.ID, "")))
+	}
+	if err := (&Runner{Store: s, ID: w.Spec.ID}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	evs := events(t, s, w.Spec.ID, "")
+	if len(evs) != 1 || evs[0].Decision != "Approve" || state(t, s, w.Spec.ID).FiresUsed != 1 {
+		t.Fatalf("after the restart: %+v", evs)
+	}
+}
