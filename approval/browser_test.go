@@ -127,7 +127,7 @@ func (d *wd) text(css string) string {
 func (d *wd) waitText(css, want string) string {
 	d.t.Helper()
 	last := ""
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		var el map[string]string
 		if v, ok := d.try("POST", "/element", map[string]string{"using": "css selector", "value": css}); ok && json.Unmarshal(v, &el) == nil && el[elementKey] != "" {
 			if v, ok := d.try("GET", "/element/"+el[elementKey]+"/text", nil); ok && json.Unmarshal(v, &last) == nil && last == want {
@@ -315,8 +315,8 @@ func TestBrowserApproves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the watcher did not end within 30s of the decision")
+	case <-time.After(60 * time.Second):
+		t.Fatal("the watcher did not end within 60s of the decision")
 	}
 	mine := undelivered(t, reg, "owner-session", "sess")
 	if len(mine) != 1 {
