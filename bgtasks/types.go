@@ -129,4 +129,11 @@ type Event struct {
 	WatcherID string `json:"watcher_id,omitempty"`
 	DedupeKey string `json:"dedupe_key,omitempty"`
 	Payload   string `json:"payload,omitempty"`
+	// Decision, Comment and From are set on an approval watcher's fire:
+	// the option a person chose on the approval page, their comment
+	// (untrusted text, marked as such) and where it came from ("a person,
+	// through the approval link": never a tool or a hangdog process).
+	Decision string `json:"decision,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+	From     string `json:"from,omitempty"`
 }

@@ -49,6 +49,10 @@ type Config struct {
 	// reachability — never the signing secret. nil: the link is stored
 	// and the result says to run `hangdog serve`.
 	WebhookLink func(ctx context.Context, watcherID, owner string) (any, error)
+	// ApprovalBaseURL is the base URL approval links point at, starting
+	// the receiver if need be (approval.BaseURL); nil leaves
+	// approve_create unavailable.
+	ApprovalBaseURL func(ctx context.Context) (string, error)
 	// Log receives the server's own problems (stderr for stdio servers);
 	// nil discards them.
 	Log io.Writer

@@ -338,13 +338,14 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"bash":      {"command", "cwd", "timeout_seconds", "run_in_background"},
-		"bg_tasks":  {},
-		"bg_logs":   {"id", "tail_lines", "since_offset"},
-		"bg_send":   {"id", "text"},
-		"bg_wait":   {"id", "timeout_seconds"},
-		"bg_kill":   {"id"},
-		"bg_detach": {"reason"},
+		"bash":           {"command", "cwd", "timeout_seconds", "run_in_background"},
+		"bg_tasks":       {},
+		"bg_logs":        {"id", "tail_lines", "since_offset"},
+		"bg_send":        {"id", "text"},
+		"bg_wait":        {"id", "timeout_seconds"},
+		"bg_kill":        {"id"},
+		"bg_detach":      {"reason"},
+		"approve_create": {"question", "details", "options", "expires_at"},
 	}
 	got := map[string]bool{}
 	for _, tool := range res.Tools {
@@ -377,6 +378,9 @@ func TestToolsAndInstructionsDescribeWhatHangdogDoes(t *testing.T) {
 		fields := []string{"status", "task_id"}
 		if strings.HasPrefix(tool.Name, "watch_") {
 			fields = []string{"result"} // a watcher is no task: its text, as one field
+		}
+		if tool.Name == "approve_create" {
+			fields = []string{"result", "url", "expires_at", "reachable_from_outside"}
 		}
 		for _, field := range fields {
 			if tool.Name != "bg_tasks" && !strings.Contains(string(out), `"`+field+`"`) {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/watch"
 )
 
 // Server is one MCP session's worth of hangdog: its tools, its consumer
@@ -131,6 +132,8 @@ type toolResult struct {
 	isError bool
 	task    *taskOutput
 	tasks   *tasksOutput
+	// approval: approve_create's link, for its structured result.
+	approval *watch.ApprovalLink
 }
 
 func errorResult(format string, args ...any) toolResult {
@@ -249,6 +252,7 @@ func (s *Server) addTools() error {
 		addTool(s, &mcp.Tool{Name: "bg_detach", Title: "Detach the running bash call", Description: bgDetachDescription,
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, s.bgDetach, taskStructured),
 		s.addWatchTools(),
+		s.addApprovalTools(),
 	)
 }
 

@@ -180,10 +180,17 @@ func (s *Server) watchDelete(_ context.Context, in watchIDInput) toolResult {
 // is quoted as the untrusted data it is.
 func watchNotice(e bgtasks.Event) string {
 	var s string
-	switch e.Kind {
-	case bgtasks.EventWatchFired:
+	switch {
+	case e.Decision != "":
+		s = fmt.Sprintf("#%d approval %s decided: %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))
+		if e.Comment != "" {
+			c, _ := json.Marshal(e.Comment)
+			s += "\n  comment (untrusted): " + string(c)
+		}
+		return s
+	case e.Kind == bgtasks.EventWatchFired:
 		s = fmt.Sprintf("#%d watcher %s fired: %s — %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason), commandLabel(e.Command))
-	case bgtasks.EventWatchExpired:
+	case e.Kind == bgtasks.EventWatchExpired:
 		s = fmt.Sprintf("#%d watcher %s %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))
 	default:
 		s = fmt.Sprintf("#%d watcher %s paused: %s", e.Seq, e.WatcherID, termtext.OneLine(e.Reason))

@@ -2,8 +2,6 @@ package receiver
 
 import (
 	"fmt"
-	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
@@ -56,7 +54,7 @@ func LinkFor(base string, w *watch.Watcher, token string, hits int) Link {
 		l.UnverifiedRate = fmt.Sprintf("%d/min", sp.Link.RatePerMin*watch.UnverifiedFactor)
 	}
 	l.ExampleCurl = ExampleCurl(sp.Link.Signature, l.URL, l.SecretEnv)
-	l.ReachableFromOutside, l.Reachability = Reachable(l.URL)
+	l.ReachableFromOutside, l.Reachability = watch.Reachable(l.URL)
 	return l
 }
 
@@ -80,44 +78,3 @@ func ExampleCurl(scheme, link, env string) string {
 	}
 	return body + post + tail
 }
-
-// Reachable says whether a URL can be called from another machine, and
-// why: loopback, private and link-local addresses, bare host names and
-// local-only domains cannot (the agent tells the user, who may need a
-// tunnel); a public address or name may, firewall permitting.
-func Reachable(raw string) (bool, string) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false, "not a URL"
-	}
-	host := u.Hostname()
-	if ip, err := netip.ParseAddr(host); err == nil {
-		ip = ip.Unmap()
-		switch {
-		case ip.IsLoopback():
-			return false, "a loopback address: only programs on this machine can call it"
-		case ip.IsUnspecified():
-			return false, "an unspecified address"
-		case ip.IsPrivate() || ip.IsLinkLocalUnicast() || cgnat.Contains(ip):
-			return false, "a private address: only machines on your network can call it"
-		}
-		return true, "a public address: callable from outside if no firewall stands between"
-	}
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	switch {
-	case h == "localhost" || strings.HasSuffix(h, ".localhost"):
-		return false, "localhost: only programs on this machine can call it"
-	case !strings.Contains(h, "."):
-		return false, "a bare host name: only machines on your network can call it"
-	}
-	for _, local := range []string{".local", ".lan", ".internal", ".home.arpa", ".localdomain", ".intranet", ".corp"} {
-		if strings.HasSuffix(h, local) {
-			return false, "a local domain (" + local + "): only machines on your network can call it"
-		}
-	}
-	// Not resolved: a look-up may hang, and what a name resolves to here
-	// is not what it resolves to outside.
-	return true, "a public name: callable from outside if no firewall stands between"
-}
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")

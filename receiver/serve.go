@@ -249,7 +249,7 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 }
 
 // activeLinks are the link watchers that may still be called: a trigger
-// link that is open, an approval that is neither paused nor expired.
+// link that is open, an approval whose page is served (watch.ApprovalServed).
 func activeLinks(store *watch.Store, now time.Time) map[string]bool {
 	all, err := store.List(bgtasksAll)
 	out := map[string]bool{}
@@ -265,7 +265,7 @@ func activeLinks(store *watch.Store, now time.Time) map[string]bool {
 				out[w.Spec.ID] = true
 			}
 		case watch.KindApproval:
-			if !w.State.Paused && (w.Spec.ExpiresAt == nil || now.Before(*w.Spec.ExpiresAt)) {
+			if store.ApprovalServed(w, now) {
 				out[w.Spec.ID] = true
 			}
 		}

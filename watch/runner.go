@@ -69,6 +69,9 @@ func (r *Runner) source(spec *Spec) (Source, error) {
 	if spec.Kind == KindWebhook {
 		return &webhookSource{dir: r.Store.Inbox(spec.ID)}, nil
 	}
+	if spec.Kind == KindApproval {
+		return &approvalSource{inbox: r.Store.Inbox(spec.ID)}, nil
+	}
 	src, err := newSource(spec)
 	if h, ok := src.(*httpSource); ok {
 		h.timeout = r.httpTimeout
@@ -287,7 +290,7 @@ func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 			return errSkipWrite
 		}
 		now := r.now()
-		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) {
+		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) && !r.Store.decisionWaiting(sp, st) {
 			if j := st.Judging; j != nil {
 				// Matched before the expiry: news, though unjudged.
 				r.commit(sp, st, j.Summary+"; condition not checked (the watcher expired before the decision model answered): "+clip(sp.Condition, 200), j.Payload, now)
@@ -463,6 +466,9 @@ func (r *Runner) apply(sp *Spec, st *State, obs *Observation, oerr error) bool {
 		st.QuietChecks++
 		r.logf("check %d: quiet%s", st.Checks, suffix(obs.Payload))
 		return false
+	}
+	if sp.Kind == KindApproval {
+		return r.applyDecision(sp, st, obs, now)
 	}
 	if sp.Kind == KindCommand {
 		if !obs.Fire {

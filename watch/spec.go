@@ -140,6 +140,8 @@ type Spec struct {
 	// Link: set for the kinds called in through the receiver (webhook,
 	// approval); see link.go.
 	Link *Link `json:"link,omitempty"`
+	// Approval: what an approval watcher asks a person; see approval.go.
+	Approval *Approval `json:"approval,omitempty"`
 
 	Owner   string    `json:"owner,omitempty"`
 	Project string    `json:"project,omitempty"`
@@ -151,6 +153,9 @@ type Spec struct {
 func (s *Spec) rawLabel() string {
 	if s.Kind == KindWebhook {
 		return s.webhookLabel()
+	}
+	if s.Approval != nil {
+		return fmt.Sprintf("approval %q", clip(s.Approval.Question, 80))
 	}
 	what := s.Check
 	switch s.Check {

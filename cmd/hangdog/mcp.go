@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/mcpserver"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -70,11 +71,14 @@ every result.`,
 				WebhookLink: func(ctx context.Context, id, owner string) (any, error) {
 					return mcpWebhookLink(ctx, reg, id, owner)
 				},
-				MaxWait:      maxWait,
-				OutputLimit:  outputLimit,
-				CarryExports: carryExports,
-				Structured:   structured,
-				Log:          os.Stderr,
+				// Read at each call: the receiver's address is decided
+				// when a link is made (approval.BaseURL).
+				ApprovalBaseURL: func(ctx context.Context) (string, error) { return approval.BaseURL(ctx) },
+				MaxWait:         maxWait,
+				OutputLimit:     outputLimit,
+				CarryExports:    carryExports,
+				Structured:      structured,
+				Log:             os.Stderr,
 			})
 			if err != nil {
 				return err

@@ -12,16 +12,36 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/receiver"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
 
-func init() { registerCommand(newServeCmd) }
+func init() {
+	registerCommand(newServeCmd)
+	linkHandlers["/approve/"] = func(s *watch.Store) http.Handler { return approval.Handler(s) }
+	approval.BaseURL = approvalBaseURL
+}
+
+// approvalBaseURL is where approval links point: $HANGDOG_RECEIVER_URL when
+// something else serves /approve/ in front of the receiver (a proxy, a
+// tunnel: the URL the person can open), else the receiver, started if it
+// is not running.
+func approvalBaseURL(ctx context.Context) (string, error) {
+	if os.Getenv(approval.BaseURLEnv) != "" {
+		return approval.BaseURLFromEnv()
+	}
+	store, err := openWatchStore()
+	if err != nil {
+		return "", err
+	}
+	return receiver.Ensure(ctx, store)
+}
 
 // linkHandlers are the receiver's other link pages, by path prefix: the
-// approval pages register "/approve/" here (approval.Handler). The
-// trigger links' /hook/ is the receiver's own.
+// approval pages at "/approve/" (approval.Handler). The trigger links'
+// /hook/ is the receiver's own.
 var linkHandlers = map[string]func(*watch.Store) http.Handler{}
 
 func newServeCmd() *cobra.Command {

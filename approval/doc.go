@@ -1,0 +1,12 @@
+// Package approval serves approval pages: GET /approve/<token> shows a
+// person the question an agent asked (package watch's approval watchers),
+// POST records their decision once. It owns the page (plain HTML, no
+// JavaScript, keyboard and screen-reader usable), its defences (a per-page
+// nonce bound to the token, strict headers, and the refusal of requests
+// from hangdog's own processes and from the agent that asked: the agent
+// cannot decide its own link) and BaseURL, where links point. The
+// receiver (`hangdog serve`) mounts Handler under /approve/.
+//
+// The peer check needs Linux (/proc); elsewhere requests from this
+// machine are refused and only other machines may decide.
+package approval

@@ -1,0 +1,114 @@
+package approval
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The page's nonce: "<unix seconds>.<HMAC-SHA256(key, token|seconds)>",
+// a hidden field of the form. A cross-site page can post to the link but
+// cannot read the page, so it has no nonce; one made for another link
+// does not fit this one. Valid for nonceTTL: a page left open longer is
+// shown again to be pressed once more.
+const (
+	nonceTTL  = 12 * time.Hour
+	nonceSkew = time.Minute
+	keyFile   = "approval-nonce.key" // under the home, 0600
+)
+
+// keyring loads the home's nonce key once, making it on first use.
+type keyring struct {
+	path string
+	mu   sync.Mutex
+	key  []byte
+}
+
+func (k *keyring) get() ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key != nil {
+		return k.key, nil
+	}
+	key, err := loadOrMakeKey(k.path)
+	if err != nil {
+		return nil, err
+	}
+	k.key = key
+	return key, nil
+}
+
+// loadOrMakeKey reads the key, or writes a new one so that of two
+// processes making it at once both end with the same: written to a temp
+// file, then linked into place (link fails if the other won; its key is
+// read).
+func loadOrMakeKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil && len(b) == 32 {
+		return b, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("approval nonce key %s: %w", path, err)
+	}
+	if err == nil {
+		return nil, fmt.Errorf("approval nonce key %s: %d bytes, want 32; remove it and a new one is made", path, len(b))
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+keyFile+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(key)
+	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return loadOrMakeKey(path)
+		}
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	return key, nil
+}
+
+func nonceMAC(key []byte, token string, issued int64) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("approve|" + token + "|" + strconv.FormatInt(issued, 10)))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func makeNonce(key []byte, token string, now time.Time) string {
+	at := now.Unix()
+	return strconv.FormatInt(at, 10) + "." + nonceMAC(key, token, at)
+}
+
+// checkNonce says what is wrong with a posted nonce, or nil.
+func checkNonce(key []byte, token, nonce string, now time.Time) error {
+	if nonce == "" {
+		return errors.New("the form had no nonce: it was not sent from this page")
+	}
+	at, mac, ok := strings.Cut(nonce, ".")
+	issued, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || !hmac.Equal([]byte(mac), []byte(nonceMAC(key, token, issued))) {
+		return errors.New("the form's nonce does not belong to this page")
+	}
+	t := time.Unix(issued, 0)
+	if t.After(now.Add(nonceSkew)) || now.Sub(t) > nonceTTL {
+		return errors.New("the page was open too long")
+	}
+	return nil
+}

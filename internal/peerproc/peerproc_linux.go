@@ -1,0 +1,218 @@
+package peerproc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Supported: the lookups work here.
+const Supported = true
+
+// Lookup finds the client end of the TCP connection from client to
+// server: the socket in /proc/net/tcp{,6} whose local address is client
+// and remote address server, and the processes of this user that hold it
+// (a scan of /proc/*/fd, this process included; the processes of other
+// users are not readable and not searched).
+func Lookup(client, server netip.AddrPort) (*Conn, error) {
+	c := &Conn{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		found, err := scanTCP(f, client, server, c)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			c.Found = true
+			break
+		}
+	}
+	if !c.Found || c.Inode == 0 || c.UID != uint32(os.Getuid()) {
+		return c, nil
+	}
+	want := "socket:[" + strconv.FormatUint(c.Inode, 10) + "]"
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	uid := uint32(os.Getuid())
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		dir := "/proc/" + e.Name()
+		fi, err := os.Stat(dir)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
+			// /proc/PID of a process that is not dumpable belongs to root
+			// even when it runs as this user: such a process might hold
+			// the socket too.
+			if ok && st.Uid == 0 && statusUID(pid) == uid {
+				c.Unreadable = append(c.Unreadable, pid)
+			}
+			continue
+		}
+		fds, err := os.ReadDir(dir + "/fd")
+		if err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				c.Unreadable = append(c.Unreadable, pid)
+			}
+			continue
+		}
+		for _, fd := range fds {
+			if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && l == want {
+				c.Holders = append(c.Holders, pid)
+				break
+			}
+		}
+	}
+	return c, nil
+}
+
+// statusUID is the real uid in /proc/PID/status (readable for every
+// process), or MaxUint32.
+func statusUID(pid int) uint32 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return ^uint32(0)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				if n, err := strconv.ParseUint(f[0], 10, 32); err == nil {
+					return uint32(n)
+				}
+			}
+		}
+	}
+	return ^uint32(0)
+}
+
+// scanTCP looks for the socket client→server in one /proc/net/tcp file.
+func scanTCP(path string, client, server netip.AddrPort, c *Conn) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil // no IPv6
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Scan() // header
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 10 {
+			continue
+		}
+		local, err1 := parseHexAddr(fields[1])
+		remote, err2 := parseHexAddr(fields[2])
+		if err1 != nil || err2 != nil || !same(local, client) || !same(remote, server) {
+			continue
+		}
+		uid, err1 := strconv.ParseUint(fields[7], 10, 32)
+		inode, err2 := strconv.ParseUint(fields[9], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		c.UID, c.Inode = uint32(uid), inode
+		return true, nil
+	}
+	return false, sc.Err()
+}
+
+func same(a, b netip.AddrPort) bool {
+	return a.Port() == b.Port() && a.Addr().Unmap() == b.Addr().Unmap()
+}
+
+// parseHexAddr reads "0100007F:1F90": the address as the kernel prints
+// it, each 32-bit word of the network-order bytes as a native integer,
+// then the port in hex.
+func parseHexAddr(s string) (netip.AddrPort, error) {
+	h, p, ok := strings.Cut(s, ":")
+	if !ok || (len(h) != 8 && len(h) != 32) {
+		return netip.AddrPort{}, fmt.Errorf("bad address %q", s)
+	}
+	raw, err := hex.DecodeString(h)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	for i := 0; i < len(raw); i += 4 {
+		w := binary.BigEndian.Uint32(raw[i:])
+		binary.NativeEndian.PutUint32(raw[i:], w)
+	}
+	port, err := strconv.ParseUint(p, 16, 16)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	addr, _ := netip.AddrFromSlice(raw)
+	return netip.AddrPortFrom(addr, uint16(port)), nil
+}
+
+// Stat describes pid; Exe and TaskID stay empty when not readable.
+func Stat(pid int) (*Proc, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	b, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return nil, fmt.Errorf("process %d: %w", pid, err)
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
+	open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || closing < open {
+		return nil, fmt.Errorf("process %d: unreadable stat", pid)
+	}
+	rest := strings.Fields(string(b[closing+1:]))
+	if len(rest) < 20 {
+		return nil, fmt.Errorf("process %d: short stat", pid)
+	}
+	ppid, _ := strconv.Atoi(rest[1])
+	start, _ := strconv.ParseUint(rest[19], 10, 64)
+	p := &Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : closing]), Start: start}
+	if exe, err := os.Readlink(dir + "/exe"); err == nil {
+		p.Exe = strings.TrimSuffix(exe, " (deleted)")
+	}
+	if env, err := os.ReadFile(dir + "/environ"); err == nil {
+		for kv := range bytes.SplitSeq(env, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, []byte("HANGDOG_TASK_ID=")); ok {
+				p.TaskID = string(v)
+			}
+		}
+	}
+	return p, nil
+}
+
+// Ancestry is pid and its ancestors, nearest first, up to (not including)
+// pid 1 or the first that cannot be read.
+func Ancestry(pid int) []*Proc {
+	var out []*Proc
+	for pid > 1 && len(out) < 256 {
+		p, err := Stat(pid)
+		if err != nil {
+			break
+		}
+		out = append(out, p)
+		pid = p.PPID
+	}
+	return out
+}
+
+// ExeBase is the executable's base name, else the comm.
+func (p *Proc) ExeBase() string {
+	if p.Exe != "" {
+		return filepath.Base(p.Exe)
+	}
+	return p.Comm
+}

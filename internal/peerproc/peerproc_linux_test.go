@@ -1,0 +1,82 @@
+package peerproc
+
+import (
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// A connection from a child process is found, with the child as its
+// holder and this process among its ancestors.
+func TestLookupFindsTheSendingProcess(t *testing.T) {
+	for _, network := range []string{"tcp4", "tcp6"} {
+		t.Run(network, func(t *testing.T) {
+			host := "127.0.0.1"
+			if network == "tcp6" {
+				host = "::1"
+			}
+			ln, err := net.Listen(network, net.JoinHostPort(host, "0"))
+			if err != nil {
+				t.Skipf("no %s loopback: %v", network, err)
+			}
+			defer ln.Close()
+			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+			child := exec.Command("bash", "-c", "exec 3<>/dev/tcp/"+host+"/"+port+"; sleep 30")
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+			_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(20 * time.Second))
+			conn, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			client := netip.MustParseAddrPort(conn.RemoteAddr().String())
+			server := netip.MustParseAddrPort(conn.LocalAddr().String())
+			c, err := Lookup(client, server)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Found || c.Inode == 0 || c.UID != uint32(os.Getuid()) || !slices.Contains(c.Holders, child.Process.Pid) {
+				t.Fatalf("lookup of %v→%v = %+v, want held by the child %d", client, server, c, child.Process.Pid)
+			}
+			anc := Ancestry(child.Process.Pid)
+			if len(anc) < 2 || anc[0].PID != child.Process.Pid || anc[1].PID != os.Getpid() || (anc[0].ExeBase() != "bash" && anc[0].ExeBase() != "sleep") {
+				t.Fatalf("ancestry %+v", *anc[0])
+			}
+			if !Local(client.Addr()) {
+				t.Errorf("%v is not local", client.Addr())
+			}
+		})
+	}
+	if Local(netip.MustParseAddr("192.0.2.7")) {
+		t.Error("a documentation address is local")
+	}
+	// An address nobody connects from is not found.
+	c, err := Lookup(netip.MustParseAddrPort("192.0.2.7:4444"), netip.MustParseAddrPort("127.0.0.1:1"))
+	if err != nil || c.Found {
+		t.Fatalf("lookup of nothing: %+v %v", c, err)
+	}
+}
+
+func TestStatReadsTaskIDAndStart(t *testing.T) {
+	child := exec.Command("sleep", "30")
+	child.Env = append(os.Environ(), "HANGDOG_TASK_ID=t42")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	p, err := Stat(child.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TaskID != "t42" || p.Start == 0 || p.PPID != os.Getpid() || p.Comm != "sleep" {
+		t.Fatalf("stat %+v", p)
+	}
+}
