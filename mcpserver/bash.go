@@ -64,7 +64,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
-	link, err := taskctl.Start(s.reg, spec)
+	link, err := s.start(spec)
 	if err != nil {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
@@ -85,6 +85,21 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		}
 	}
 	return res
+}
+
+// start starts the task under the spare supervisor when it fits, else
+// under one started for it, and has the next spare started.
+func (s *Server) start(spec taskctl.Spec) (*taskctl.Link, error) {
+	p := s.spare.take(spec.Env)
+	if p == nil {
+		var err error
+		if p, err = taskctl.Prestart(spec.Env); err != nil {
+			return nil, err
+		}
+	}
+	link, err := p.Start(s.reg, spec)
+	s.spare.fill()
+	return link, err
 }
 
 func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {

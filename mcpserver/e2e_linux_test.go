@@ -811,51 +811,6 @@ func (w *world) state(id string) bgtasks.State {
 	return task.State()
 }
 
-// BenchmarkBashTrueOverhead compares a bash tool call of `true` through the
-// MCP server with `hangdog run -- true` from a shell, one of each per
-// iteration, and reports both medians and the difference. Run it with
-// -benchtime=200x for the figure in the README.
-func BenchmarkBashTrueOverhead(b *testing.B) {
-	w := newWorld(b)
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	ctx := context.Background()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command("mcp")}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	viaMCP := make([]time.Duration, 0, b.N)
-	viaRun := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
-		if err != nil || res.IsError {
-			b.Fatalf("bash true: %v %+v", err, res)
-		}
-		viaMCP = append(viaMCP, time.Since(start))
-
-		start = time.Now()
-		if out, err := w.command("run", "--", "true").CombinedOutput(); err != nil {
-			b.Fatalf("hangdog run -- true: %v: %s", err, out)
-		}
-		viaRun = append(viaRun, time.Since(start))
-	}
-	b.StopTimer()
-	mMCP, mRun := median(viaMCP), median(viaRun)
-	b.ReportMetric(ms(mMCP), "mcp-median-ms")
-	b.ReportMetric(ms(mRun), "run-median-ms")
-	b.ReportMetric(ms(mMCP-mRun), "overhead-ms")
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 func TestCancelledCallStopsItsCommand(t *testing.T) {
 	w := newWorld(t)
 	cs := w.connect()
@@ -1075,6 +1030,28 @@ func TestCwdCarriesBetweenCallsExportsOnlyWhenAsked(t *testing.T) {
 
 // The footer is fitted to what the command waits for: a pager is quit with
 // q (and turned off next time), never answered with "y".
+// A call reuses the cwd file an earlier call of the session emptied (no file
+// is created per call): a call whose shell dies before its EXIT trap runs
+// must not carry the earlier call's directory, and the command never sees
+// the variables that hand it its paths.
+func TestCwdOfAKilledShellDoesNotCarry(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	sub := filepath.Join(w.dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(sub)
+	call(t, cs, "bash", map[string]any{"command": "cd sub"})
+	r := call(t, cs, "bash", map[string]any{"command": "env | grep -c '^HANGDOG_SHELL_\\(CWD\\|SAVE\\|LOAD\\)=' || true; cd /; kill -9 $$"})
+	if !strings.Contains(r.text, "0") {
+		t.Errorf("the command sees the shell-state variables: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd"}); !strings.Contains(r.text, real) {
+		t.Errorf("after a shell killed in /, the session should still be in %s: %q", real, r.text)
+	}
+}
+
 func TestPagerDetachAdvisesQuittingIt(t *testing.T) {
 	w := newWorld(t)
 	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")

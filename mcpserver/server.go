@@ -34,6 +34,7 @@ type Server struct {
 	foreground map[string]time.Time // task id → start, of this session's running bash calls
 
 	shell     *shellState   // the session's cwd (and exports) between bash calls
+	spare     *spare        // the supervisor started for the next bash call
 	closed    chan struct{} // closed when Run returns: the session's watchers stop
 	closeOnce sync.Once
 }
@@ -61,6 +62,7 @@ func New(cfg Config) (*Server, error) {
 		foreground: map[string]time.Time{},
 		closed:     make(chan struct{}),
 	}
+	s.spare = &spare{logErr: s.logError}
 	if s.limit <= 0 {
 		s.limit = DefaultOutputLimit
 	}
@@ -94,9 +96,11 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // Tool calls still running then are cancelled: their commands are stopped,
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.spare.fill()
 	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
 	s.closeOnce.Do(func() {
 		close(s.closed)
+		s.spare.close()
 		s.shell.close()
 	})
 	s.endSession()
