@@ -175,7 +175,9 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	if err != nil {
 		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
 	}
-	if o.Kind == taskctl.Ended {
+	// A command that exited leaving processes running has ended its shell
+	// too: where it ended is the session's, as for any ended call.
+	if o.Kind == taskctl.Ended || o.Kind == taskctl.Detached && o.Detach.ExitCode != nil {
 		if err := sc.ended(); err != nil {
 			s.logError(err)
 		}
@@ -229,6 +231,9 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 }
 
 func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+	if d.ExitCode != nil {
+		return s.leftRunningResult(d, command, out, warnings)
+	}
 	var b strings.Builder
 	reason := strings.TrimRight(termtext.OneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
@@ -245,6 +250,30 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	return toolResult{text: b.String(), task: &taskOutput{
 		Status: "detached", TaskID: d.TaskID, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
 		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings,
+	}}
+}
+
+// leftRunningResult reports a command that exited and left processes
+// running (`server &`): its exit, as any ended command's, then what it
+// left and that the task stays until they end. A non-zero exit is an
+// error, as for any command.
+func (s *Server) leftRunningResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+	code := *d.ExitCode
+	var b strings.Builder
+	fmt.Fprintf(&b, "Exit %d after %s (task %s).\n", code, taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), d.TaskID)
+	fmt.Fprintf(&b, "It left running: %s. Task %s keeps running until they end; bg_kill {\"id\": %q} stops them.\n",
+		taskctl.DescribeLeft(d.LeftRunning), d.TaskID, d.TaskID)
+	writeWarnings(&b, warnings)
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
+	writeOutput(&b, text)
+	left := make([]leftProc, 0, len(d.LeftRunning))
+	for _, p := range d.LeftRunning {
+		left = append(left, leftProc{PID: p.PID, Argv: p.Argv, Listening: p.Listening})
+	}
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: code != 0, task: &taskOutput{
+		Status: "detached", TaskID: d.TaskID, ExitCode: &code, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
+		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings, LeftRunning: left,
 	}}
 }
 
