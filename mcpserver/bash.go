@@ -19,7 +19,7 @@ import (
 type bashInput struct {
 	Command         string  `json:"command" jsonschema:"the shell command to run with bash -c, e.g. 'npm test' or 'cd web && make build'"`
 	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: where this session's previous bash call ended, at first the server's directory)"`
-	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default: no limit; hangdog still returns early when the command looks stuck)"`
+	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default and upper bound: the server's --max-wait, 50 s unless set; hangdog still returns early when the command looks stuck)"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once; you are told when it ends (for servers, watchers, long builds)"`
 }
 
@@ -118,8 +118,9 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 }
 
 // runForeground streams the run until it ends or is detached. The command
-// belongs to this call: if the client cancels the call (or goes away), the
-// command is interrupted, as Ctrl-C would.
+// belongs to this call: if a person cancels the call (or the client goes
+// away), the command is interrupted, as Ctrl-C would; if the client gave up
+// waiting, it is detached instead (cancel.go).
 func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput, sc *shellCall) toolResult {
 	id := link.TaskID
 	started := time.Now()
@@ -132,7 +133,15 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		s.mu.Unlock()
 	}()
 
-	stopOnCancel := context.AfterFunc(ctx, func() { link.Stop(syscall.SIGINT) })
+	key := deliveryKey(callRequest(ctx))
+	defer s.cancelReason(key)
+	stopOnCancel := context.AfterFunc(ctx, func() {
+		if reason := s.cancelReason(key); clientTimedOut(reason) {
+			s.detachByTimeout(context.Background(), id, timeoutDetachReason(reason))
+			return
+		}
+		link.Stop(syscall.SIGINT)
+	})
 	defer stopOnCancel()
 	if wait, capped := s.capWait(time.Duration(in.TimeoutSeconds * float64(time.Second))); wait > 0 {
 		reason := fmt.Sprintf("timeout_seconds=%g passed and it is still running", in.TimeoutSeconds)
@@ -160,7 +169,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		<-progDone
 	}()
 
-	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
+	p := &bashPresenter{s: s, ctx: ctx, command: in.Command, started: started, out: newCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
@@ -189,6 +198,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 // the output it captured, the warnings it was given, and what to do next.
 type bashPresenter struct {
 	s        *Server
+	ctx      context.Context // the call's
 	command  string
 	started  time.Time
 	out      *capture
@@ -202,7 +212,11 @@ func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
 }
 
 func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
-	p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	// A call its client gave up on returns nothing anyone reads: its
+	// detach event is left to tell the session at its next result.
+	if p.ctx.Err() == nil {
+		p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	}
 	return p.s.detachedResult(o.Detach, p.command, p.out, p.warnings)
 }
 

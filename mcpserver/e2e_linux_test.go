@@ -23,7 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/internal/testbin"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // hangdogBin is the real binary, built once: the MCP server and every
@@ -31,6 +33,12 @@ import (
 var hangdogBin string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == hiddenarg.Supervise {
+		// Started as a supervisor: this binary is none, and running the
+		// tests here would start more of them.
+		fmt.Fprintln(os.Stderr, "mcpserver.test is not a supervisor; set taskctl.Executable")
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "hdmcp")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,6 +49,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	// Servers run in this process (stdio_test.go) start supervisors too:
+	// their spare as soon as they run.
+	taskctl.Executable = testbin.Supervisor(hangdogBin)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

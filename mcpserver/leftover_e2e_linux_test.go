@@ -54,7 +54,9 @@ func TestLeftRunningServerIsReportedReachableAndKilled(t *testing.T) {
 	w := newWorld(t)
 	cs := w.connect()
 	start := time.Now()
-	r := call(t, cs, "bash", map[string]any{"command": "python3 -m http.server 0 --bind 127.0.0.1 & sleep 0.5"})
+	// The command sleeps 0.5 s; 2 s, so that python has started
+	// listening by the time the command exits on a loaded machine.
+	r := call(t, cs, "bash", map[string]any{"command": "python3 -m http.server 0 --bind 127.0.0.1 & sleep 2"})
 	if took := time.Since(start); took > 8*time.Second {
 		t.Errorf("the call took %s; it should return once the command exits", took)
 	}

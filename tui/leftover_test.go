@@ -13,7 +13,9 @@ import (
 func TestResultLineNamesWhatTheCommandLeftRunning(t *testing.T) {
 	w := newWorld(t)
 	_, tm := w.shell(t)
-	enter(tm, "python3 -m http.server 0 --bind 127.0.0.1 & sleep 0.5")
+	// The command sleeps 0.5 s; 2 s, so that python has started
+	// listening by the time the command exits on a loaded machine.
+	enter(tm, "python3 -m http.server 0 --bind 127.0.0.1 & sleep 2")
 	waitFor(t, tm, "exited 0 after", "t1 keeps running what it left", "/kill t1", "  pid ", " python3 -m http.server 0 --bind 127.0.0.1 (listening on 127.0.0.1:")
 	task, err := w.reg.Get("t1")
 	if err != nil || task.State() != bgtasks.Running || task.Mode != bgtasks.Background {
