@@ -361,7 +361,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		case err != nil:
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
 		case k.Lost:
-			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID), keep: true}
+			return noticeMsg{text: fmt.Sprintf("%s was lost; killed what was left of it: %s", id, k.LostRemains()), keep: true}
 		}
 		return noticeMsg{text: fmt.Sprintf("%s %s after %s", id, resultWords(&k.Result), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started))), keep: true}
 	}

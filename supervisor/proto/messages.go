@@ -10,6 +10,14 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 )
 
+// The variables every process of a task inherits: its id, and the home
+// whose task it is (ids are per home). Together they find a lost task's
+// processes after its supervisor died (taskctl.Kill).
+const (
+	TaskIDEnv   = "HANGDOG_TASK_ID"
+	TaskHomeEnv = "HANGDOG_TASK_HOME"
+)
+
 // Started is FrameStarted's payload: the command is running.
 type Started struct {
 	TaskID string `json:"task_id"`
