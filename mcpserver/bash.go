@@ -19,7 +19,7 @@ import (
 type bashInput struct {
 	Command         string  `json:"command" jsonschema:"the shell command to run with bash -c, e.g. 'npm test' or 'cd web && make build'"`
 	Cwd             string  `json:"cwd,omitempty" jsonschema:"directory to run it in (default: where this session's previous bash call ended, at first the server's directory)"`
-	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default: no limit; hangdog still returns early when the command looks stuck)"`
+	TimeoutSeconds  float64 `json:"timeout_seconds,omitempty" jsonschema:"return after this many seconds if the command is still running; it is then moved to the background, never killed (default and upper bound: the server's --max-wait, 50 s unless set; hangdog still returns early when the command looks stuck)"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"start the command as a background task and return its id at once; you are told when it ends (for servers, watchers, long builds)"`
 }
 
@@ -64,7 +64,7 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	if err != nil {
 		return errorResult("hangdog could not run it: %v", err)
 	}
-	link, err := taskctl.Start(s.reg, spec)
+	link, err := s.start(spec)
 	if err != nil {
 		return errorResult("hangdog could not start the command: %v", err)
 	}
@@ -87,6 +87,21 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 	return res
 }
 
+// start starts the task under the spare supervisor when it fits, else
+// under one started for it, and has the next spare started.
+func (s *Server) start(spec taskctl.Spec) (*taskctl.Link, error) {
+	p := s.spare.take(spec.Env)
+	if p == nil {
+		var err error
+		if p, err = taskctl.Prestart(spec.Env); err != nil {
+			return nil, err
+		}
+	}
+	link, err := p.Start(s.reg, spec)
+	s.spare.fill()
+	return link, err
+}
+
 func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {
 	ev, err := link.Next()
 	if err != nil {
@@ -103,8 +118,9 @@ func (s *Server) startBackground(link *taskctl.Link, command string) toolResult 
 }
 
 // runForeground streams the run until it ends or is detached. The command
-// belongs to this call: if the client cancels the call (or goes away), the
-// command is interrupted, as Ctrl-C would.
+// belongs to this call: if a person cancels the call (or the client goes
+// away), the command is interrupted, as Ctrl-C would; if the client gave up
+// waiting, it is detached instead (cancel.go).
 func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashInput, sc *shellCall) toolResult {
 	id := link.TaskID
 	started := time.Now()
@@ -117,7 +133,15 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		s.mu.Unlock()
 	}()
 
-	stopOnCancel := context.AfterFunc(ctx, func() { link.Stop(syscall.SIGINT) })
+	key := deliveryKey(callRequest(ctx))
+	defer s.cancelReason(key)
+	stopOnCancel := context.AfterFunc(ctx, func() {
+		if reason := s.cancelReason(key); clientTimedOut(reason) {
+			s.detachByTimeout(context.Background(), id, timeoutDetachReason(reason))
+			return
+		}
+		link.Stop(syscall.SIGINT)
+	})
 	defer stopOnCancel()
 	if wait, capped := s.capWait(time.Duration(in.TimeoutSeconds * float64(time.Second))); wait > 0 {
 		reason := fmt.Sprintf("timeout_seconds=%g passed and it is still running", in.TimeoutSeconds)
@@ -145,7 +169,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		<-progDone
 	}()
 
-	p := &bashPresenter{s: s, command: in.Command, started: started, out: newCapture()}
+	p := &bashPresenter{s: s, ctx: ctx, command: in.Command, started: started, out: newCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
@@ -160,7 +184,9 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 	if err != nil {
 		o = taskctl.Outcome{Kind: taskctl.Lost, TaskID: id, Err: err}
 	}
-	if o.Kind == taskctl.Ended {
+	// A command that exited leaving processes running has ended its shell
+	// too: where it ended is the session's, as for any ended call.
+	if o.Kind == taskctl.Ended || o.Kind == taskctl.Detached && o.Detach.ExitCode != nil {
 		if err := sc.ended(); err != nil {
 			s.logError(err)
 		}
@@ -172,6 +198,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 // the output it captured, the warnings it was given, and what to do next.
 type bashPresenter struct {
 	s        *Server
+	ctx      context.Context // the call's
 	command  string
 	started  time.Time
 	out      *capture
@@ -185,7 +212,11 @@ func (p *bashPresenter) Failed(o taskctl.Outcome) toolResult {
 }
 
 func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
-	p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	// A call its client gave up on returns nothing anyone reads: its
+	// detach event is left to tell the session at its next result.
+	if p.ctx.Err() == nil {
+		p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+	}
 	return p.s.detachedResult(o.Detach, p.command, p.out, p.warnings)
 }
 
@@ -214,6 +245,9 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 }
 
 func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+	if d.ExitCode != nil {
+		return s.leftRunningResult(d, command, out, warnings)
+	}
 	var b strings.Builder
 	reason := strings.TrimRight(termtext.OneLine(d.Reason), ".")
 	fmt.Fprintf(&b, "Task %s (%s) is still running: hangdog moved it to the background after %s: %s.\n",
@@ -230,6 +264,30 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 	return toolResult{text: b.String(), task: &taskOutput{
 		Status: "detached", TaskID: d.TaskID, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
 		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings,
+	}}
+}
+
+// leftRunningResult reports a command that exited and left processes
+// running (`server &`): its exit, as any ended command's, then what it
+// left and that the task stays until they end. A non-zero exit is an
+// error, as for any command.
+func (s *Server) leftRunningResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+	code := *d.ExitCode
+	var b strings.Builder
+	fmt.Fprintf(&b, "Exit %d after %s (task %s).\n", code, taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), d.TaskID)
+	fmt.Fprintf(&b, "It left running: %s. Task %s keeps running until they end; bg_kill {\"id\": %q} stops them.\n",
+		taskctl.DescribeLeft(d.LeftRunning), d.TaskID, d.TaskID)
+	writeWarnings(&b, warnings)
+	w := out.window()
+	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
+	writeOutput(&b, text)
+	left := make([]leftProc, 0, len(d.LeftRunning))
+	for _, p := range d.LeftRunning {
+		left = append(left, leftProc{PID: p.PID, Argv: p.Argv, Listening: p.Listening})
+	}
+	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: code != 0, task: &taskOutput{
+		Status: "detached", TaskID: d.TaskID, ExitCode: &code, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
+		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings, LeftRunning: left,
 	}}
 }
 

@@ -138,7 +138,7 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 		s.told.add(t.ID, bgtasks.EventLost, "")
 		data := taskRecord(t)
 		data.Status = "lost"
-		return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it, process group %d.", t.ID, commandLabel(t.Command), k.PGID)}
+		return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it: %s.", t.ID, commandLabel(t.Command), k.LostRemains())}
 	}
 	res := k.Result
 	s.told.add(t.ID, bgtasks.EventKilled, "")

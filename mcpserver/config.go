@@ -58,6 +58,14 @@ type Config struct {
 	Log io.Writer
 }
 
+// DefaultMaxWait is `hangdog mcp --max-wait`'s default: below the 60 s
+// after which the TypeScript SDK's clients (the MCP Inspector among them)
+// and Codex give up on a tool call, so a long call comes back detached, with
+// its task id and output so far, before its client stops waiting. A client
+// that waits longer (Claude Code) may raise it; a client that gives up
+// sooner does not kill the command either (cancel.go).
+const DefaultMaxWait = 50 * time.Second
+
 // DefaultConsumer is the consumer name of a session started without one:
 // unique per process and start, and a valid consumer name.
 func DefaultConsumer() string {

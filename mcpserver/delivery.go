@@ -155,6 +155,9 @@ type deliveryTransport struct {
 	inner mcp.Transport
 	d     *deliveries
 	onErr func(error)
+	// onCancel is told the reason a client gave for cancelling a call,
+	// before the SDK cancels the call's context.
+	onCancel func(key, reason string)
 }
 
 func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -162,13 +165,14 @@ func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr}, nil
+	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr, onCancel: t.onCancel}, nil
 }
 
 type deliveryConn struct {
 	mcp.Connection
-	d     *deliveries
-	onErr func(error)
+	d        *deliveries
+	onErr    func(error)
+	onCancel func(key, reason string)
 }
 
 func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -195,11 +199,15 @@ func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case req.Method == "notifications/cancelled":
 		// A cancelled call may never get its response written.
 		var p struct {
-			RequestID any `json:"requestId"`
+			RequestID any    `json:"requestId"`
+			Reason    string `json:"reason"`
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
 				c.d.release(idKey(id))
+				if c.onCancel != nil {
+					c.onCancel(idKey(id), p.Reason)
+				}
 			}
 		}
 	}

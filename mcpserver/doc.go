@@ -5,5 +5,8 @@
 // for a model to read, and the delivery of background-task events: each
 // session is a consumer of the per-user event log, its undelivered events are
 // put at the top of its next tool result, and its cursor moves only once that
-// result has been written.
+// result has been written. It also owns what a session keeps between calls:
+// its shell's cwd (and exports), the supervisor it keeps started for its
+// next bash call (spare.go), and what a cancelled call's command gets
+// (cancel.go: detached when the client gave up waiting, else stopped).
 package mcpserver

@@ -23,7 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/internal/testbin"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // hangdogBin is the real binary, built once: the MCP server and every
@@ -31,6 +33,12 @@ import (
 var hangdogBin string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == hiddenarg.Supervise {
+		// Started as a supervisor: this binary is none, and running the
+		// tests here would start more of them.
+		fmt.Fprintln(os.Stderr, "mcpserver.test is not a supervisor; set taskctl.Executable")
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "hdmcp")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,6 +49,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	// Servers run in this process (stdio_test.go) start supervisors too:
+	// their spare as soon as they run.
+	taskctl.Executable = testbin.Supervisor(hangdogBin)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -815,51 +826,6 @@ func (w *world) state(id string) bgtasks.State {
 	return task.State()
 }
 
-// BenchmarkBashTrueOverhead compares a bash tool call of `true` through the
-// MCP server with `hangdog run -- true` from a shell, one of each per
-// iteration, and reports both medians and the difference. Run it with
-// -benchtime=200x for the figure in the README.
-func BenchmarkBashTrueOverhead(b *testing.B) {
-	w := newWorld(b)
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	ctx := context.Background()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command("mcp")}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	viaMCP := make([]time.Duration, 0, b.N)
-	viaRun := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
-		if err != nil || res.IsError {
-			b.Fatalf("bash true: %v %+v", err, res)
-		}
-		viaMCP = append(viaMCP, time.Since(start))
-
-		start = time.Now()
-		if out, err := w.command("run", "--", "true").CombinedOutput(); err != nil {
-			b.Fatalf("hangdog run -- true: %v: %s", err, out)
-		}
-		viaRun = append(viaRun, time.Since(start))
-	}
-	b.StopTimer()
-	mMCP, mRun := median(viaMCP), median(viaRun)
-	b.ReportMetric(ms(mMCP), "mcp-median-ms")
-	b.ReportMetric(ms(mRun), "run-median-ms")
-	b.ReportMetric(ms(mMCP-mRun), "overhead-ms")
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 func TestCancelledCallStopsItsCommand(t *testing.T) {
 	w := newWorld(t)
 	cs := w.connect()
@@ -1079,6 +1045,28 @@ func TestCwdCarriesBetweenCallsExportsOnlyWhenAsked(t *testing.T) {
 
 // The footer is fitted to what the command waits for: a pager is quit with
 // q (and turned off next time), never answered with "y".
+// A call reuses the cwd file an earlier call of the session emptied (no file
+// is created per call): a call whose shell dies before its EXIT trap runs
+// must not carry the earlier call's directory, and the command never sees
+// the variables that hand it its paths.
+func TestCwdOfAKilledShellDoesNotCarry(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	sub := filepath.Join(w.dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(sub)
+	call(t, cs, "bash", map[string]any{"command": "cd sub"})
+	r := call(t, cs, "bash", map[string]any{"command": "env | grep -c '^HANGDOG_SHELL_\\(CWD\\|SAVE\\|LOAD\\)=' || true; cd /; kill -9 $$"})
+	if !strings.Contains(r.text, "0") {
+		t.Errorf("the command sees the shell-state variables: %q", r.text)
+	}
+	if r = call(t, cs, "bash", map[string]any{"command": "pwd"}); !strings.Contains(r.text, real) {
+		t.Errorf("after a shell killed in /, the session should still be in %s: %q", real, r.text)
+	}
+}
+
 func TestPagerDetachAdvisesQuittingIt(t *testing.T) {
 	w := newWorld(t)
 	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")

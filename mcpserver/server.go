@@ -33,8 +33,10 @@ type Server struct {
 
 	mu         sync.Mutex
 	foreground map[string]time.Time // task id → start, of this session's running bash calls
+	cancels    map[string]string    // request key → the reason its client gave for cancelling it
 
 	shell     *shellState   // the session's cwd (and exports) between bash calls
+	spare     *spare        // the supervisor started for the next bash call
 	closed    chan struct{} // closed when Run returns: the session's watchers stop
 	closeOnce sync.Once
 }
@@ -60,8 +62,10 @@ func New(cfg Config) (*Server, error) {
 		limit:      cfg.OutputLimit,
 		ephemeral:  ephemeral,
 		foreground: map[string]time.Time{},
+		cancels:    map[string]string{},
 		closed:     make(chan struct{}),
 	}
+	s.spare = &spare{logErr: s.logError}
 	if s.limit <= 0 {
 		s.limit = DefaultOutputLimit
 	}
@@ -95,9 +99,11 @@ func (s *Server) Consumer() string { return s.cfg.Consumer }
 // Tool calls still running then are cancelled: their commands are stopped,
 // as a foreground call's command goes with its caller.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError})
+	s.spare.fill()
+	err := s.mcp.Run(ctx, &deliveryTransport{inner: t, d: s.deliveries, onErr: s.logError, onCancel: s.noteCancel})
 	s.closeOnce.Do(func() {
 		close(s.closed)
+		s.spare.close()
 		s.shell.close()
 	})
 	s.endSession()

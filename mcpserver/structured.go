@@ -9,15 +9,11 @@ import (
 // The structuredContent of the tools, so a harness reads a result's fields
 // instead of matching "Exit N after" in the text. The SDK infers each
 // tool's outputSchema from these types and checks every result against it.
-//
-// What a command leaves running when it exits is not here: the supervisor
-// does not report it yet, and a field that is always empty would say
-// "nothing left" when that is not known.
 
 // taskOutput is the result of bash, bg_logs, bg_send, bg_wait, bg_kill and
 // bg_detach: one task, as the call left it.
 type taskOutput struct {
-	Status      string     `json:"status" jsonschema:"exited | killed | lost (a task that ended), running (still running), detached (a bash call moved to the background; it keeps running), started (run_in_background), failed (could not start), error (the call itself was wrong; see error)"`
+	Status      string     `json:"status" jsonschema:"exited | killed | lost (a task that ended), running (still running), detached (a bash call moved to the background; it keeps running; or its command exited, with exit_code, and left processes running, see left_running), started (run_in_background), failed (could not start), error (the call itself was wrong; see error)"`
 	TaskID      string     `json:"task_id,omitempty" jsonschema:"the task's id, for the bg_* tools"`
 	Command     string     `json:"command,omitempty" jsonschema:"the command as given"`
 	PID         int        `json:"pid,omitempty" jsonschema:"the command's process id"`
@@ -32,7 +28,15 @@ type taskOutput struct {
 	OutputBytes int64      `json:"output_bytes,omitempty" jsonschema:"the size of its log so far, in bytes"`
 	OutputPath  string     `json:"output_path,omitempty" jsonschema:"the file holding all its raw output (terminal codes included)"`
 	Warnings    []string   `json:"warnings,omitempty" jsonschema:"warnings hangdog gave about the run or its settings"`
+	LeftRunning []leftProc `json:"left_running,omitempty" jsonschema:"bash: the processes the command started that still ran when it exited (a server started with &); the task keeps running until they end or bg_kill stops them"`
 	Error       string     `json:"error,omitempty" jsonschema:"what was wrong with the call, when status is error or failed"`
+}
+
+// leftProc is one process a command left running.
+type leftProc struct {
+	PID       int      `json:"pid"`
+	Argv      []string `json:"argv" jsonschema:"its command line"`
+	Listening []string `json:"listening,omitempty" jsonschema:"the addresses it listens on, e.g. 127.0.0.1:8000"`
 }
 
 // tasksOutput is bg_tasks's result.

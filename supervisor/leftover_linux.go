@@ -5,7 +5,6 @@ package supervisor
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -109,20 +108,5 @@ func exitCodeOf(ws unix.WaitStatus) int {
 // leftReason is the detach's reason: "command exited 0; left running: pid
 // 123 python3 -m http.server (listening on 127.0.0.1:8000)".
 func leftReason(code int, left []proto.LeftProc) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "command exited %d; left running: ", code)
-	for i, p := range left {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		argv := strings.Join(p.Argv, " ")
-		if len(argv) > 200 {
-			argv = argv[:200] + "…"
-		}
-		fmt.Fprintf(&b, "pid %d %s", p.PID, argv)
-		if len(p.Listening) > 0 {
-			fmt.Fprintf(&b, " (listening on %s)", strings.Join(p.Listening, ", "))
-		}
-	}
-	return b.String()
+	return fmt.Sprintf("command exited %d; left running: %s", code, proto.DescribeLeft(left))
 }

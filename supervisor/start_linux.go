@@ -26,9 +26,17 @@ func (s *supervisor) startCommand(slave *os.File, ctty bool) (int, error) {
 	if s.spec.Shell || len(argv) == 0 {
 		argv = []string{"bash", "-c", s.spec.Command}
 	}
-	// The caller's environment reached this process through exec, never
-	// through a file: it may hold API keys.
-	env := append(os.Environ(), "HANGDOG_TASK_ID="+s.meta.ID)
+	// The caller's environment reached this process through exec (or the
+	// hand-over), never through a file: it may hold API keys. A task run
+	// inside another task gets its own id and home, not the outer's (the
+	// first of two values is the one most programs read).
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, proto.TaskIDEnv+"=") && !strings.HasPrefix(kv, proto.TaskHomeEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, proto.TaskIDEnv+"="+s.meta.ID, proto.TaskHomeEnv+"="+s.reg.Home())
 	if s.spec.AgentProfile {
 		// Here, not in the caller: a run's supervisor is started before
 		// its caller has read the settings that say whether it applies.

@@ -109,6 +109,9 @@ func Main() int {
 		// died): nothing was registered, so there is nothing to record.
 		return 0
 	}
+	if h.OwnEnv {
+		takeEnv(h.Env)
+	}
 	link, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
@@ -117,6 +120,21 @@ func Main() int {
 	}
 	reg := bgtasks.Opened(h.Home)
 	return newSupervisor(reg, h, link).run(env)
+}
+
+// takeEnv makes env this process's environment, as if it had been exec'd
+// with it: the command inherits it (startCommand) and the settings read
+// from it later (the remote model's key, the debug switches) see it.
+// Nothing before the hand-over reads the environment but the Go runtime,
+// which is why a spare is used only when the runtime's variables agree
+// (taskctl.Pending.Fits).
+func takeEnv(env []string) {
+	os.Clearenv()
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			os.Setenv(k, v)
+		}
+	}
 }
 
 // readHandover waits for the caller's first frame, the task to run. The

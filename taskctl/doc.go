@@ -1,7 +1,8 @@
 // Package taskctl is the client side of a task, for every front end (the
 // CLI, the shell, the MCP server): it resolves what to run from settings,
 // starts a supervisor (or adopts one started early), follows the task over
-// its caller link, and acts on running tasks through their control sockets.
+// its caller link, acts on running tasks through their control sockets,
+// and reads what running tasks cost for listings (TreeUsage).
 //
 // It speaks the contract in supervisor/proto and never imports the
 // supervisor process's package, so a front end links none of the check

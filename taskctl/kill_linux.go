@@ -3,9 +3,13 @@
 package taskctl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,9 +32,32 @@ type Killed struct {
 	// Result is how it ended (for a lost task: its record's).
 	Result bgtasks.Result
 	// Lost says the task's supervisor had died; what was left of its
-	// process group (PGID) was killed with SIGKILL.
+	// process group (PGID) and the other processes carrying its id (PIDs)
+	// were killed with SIGKILL.
 	Lost bool
 	PGID int
+	PIDs []int
+}
+
+// LostRemains says what a kill of a lost task stopped, as every front end
+// says it: "process group 123", "pids 456 789", or both.
+func (k Killed) LostRemains() string {
+	var parts []string
+	if k.PGID > 0 {
+		parts = append(parts, "process group "+strconv.Itoa(k.PGID))
+	}
+	if len(k.PIDs) > 0 {
+		pids := make([]string, len(k.PIDs))
+		for i, p := range k.PIDs {
+			pids[i] = strconv.Itoa(p)
+		}
+		word := "pid "
+		if len(pids) > 1 {
+			word = "pids "
+		}
+		parts = append(parts, word+strings.Join(pids, " "))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // ErrAlreadyEnded means the task had ended before it could be killed (it is
@@ -50,8 +77,9 @@ func (e *EndedError) Unwrap() error { return ErrAlreadyEnded }
 
 // Kill stops task id and every process it started, and returns once nothing
 // of it is left. It recovers the two ways a kill can miss its supervisor:
-// a lost task (its supervisor died) whose command still runs has its
-// process group killed, if its leader is provably the same process; and a
+// a lost task (its supervisor died) has what is left of it killed (its
+// process group, if its leader is provably the same process, and every
+// process carrying its id; see killLost); and a
 // supervisor that exits before it answers is looked up in the record, which
 // says whether this kill ended the task, it ended on its own, or it was
 // lost meanwhile.
@@ -68,7 +96,7 @@ func Kill(ctx context.Context, reg *bgtasks.Registry, id string, o KillOptions) 
 	}
 	switch st := t.State(); {
 	case st == bgtasks.Lost:
-		return killLost(t)
+		return killLost(reg, t)
 	case st.Ended():
 		return Killed{Task: t}, &EndedError{Task: t}
 	}
@@ -90,7 +118,7 @@ func Kill(ctx context.Context, reg *bgtasks.Registry, id string, o KillOptions) 
 	case gerr != nil:
 		return Killed{Task: t}, fmt.Errorf("%w (and its record: %v)", err, gerr)
 	case now.State() == bgtasks.Lost:
-		k, lerr := killLost(now)
+		k, lerr := killLost(reg, now)
 		k.Task = t
 		if lerr != nil {
 			return k, fmt.Errorf("%w; %w", err, lerr)
@@ -104,22 +132,76 @@ func Kill(ctx context.Context, reg *bgtasks.Registry, id string, o KillOptions) 
 	return Killed{Task: t, Result: *now.Result}, nil
 }
 
-// killLost kills what is left of a lost task's process group, if its
-// leader is provably the task's command (pid and start time both match).
-func killLost(t *bgtasks.Task) (Killed, error) {
+// killLost kills what is left of a lost task: its process group, if its
+// leader is provably the task's command (pid and start time both match),
+// and every process of this user that carries the task's id and home in its
+// environment (proto.TaskIDEnv, TaskHomeEnv), which finds what the command
+// left running in groups of their own after bash exited (`server &`,
+// setsid) and its supervisor died. All get SIGKILL: nobody is left to
+// escalate.
+func killLost(reg *bgtasks.Registry, t *bgtasks.Task) (Killed, error) {
 	k := Killed{Task: t, Lost: true}
 	if t.Result != nil {
 		k.Result = *t.Result
+	}
+	// Found before the group goes, so its members are told apart.
+	found := taskProcesses(reg.Home(), t.ID)
+	groups := make([]int, len(found))
+	for i, pid := range found {
+		groups[i], _ = syscall.Getpgid(pid)
 	}
 	if t.PID > 0 && t.StartTicks > 0 {
 		if ticks, err := bgtasks.ProcStartTicks(t.PID); err == nil && ticks == t.StartTicks {
 			if err := syscall.Kill(-t.PGID, syscall.SIGKILL); err == nil {
 				k.PGID = t.PGID
-				return k, nil
 			}
 		}
 	}
-	return k, ErrLostGone
+	for i, pid := range found {
+		if k.PGID > 0 && groups[i] == k.PGID {
+			continue // went with its group
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			k.PIDs = append(k.PIDs, pid)
+		}
+	}
+	if k.PGID == 0 && len(k.PIDs) == 0 {
+		return k, ErrLostGone
+	}
+	return k, nil
+}
+
+// taskProcesses are this user's live processes whose environment says they
+// belong to task id of home.
+func taskProcesses(home, id string) []int {
+	idVar := []byte("\x00" + proto.TaskIDEnv + "=" + id + "\x00")
+	homeVar := []byte("\x00" + proto.TaskHomeEnv + "=" + home + "\x00")
+	uid := os.Getuid()
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat("/proc/"+e.Name(), &st) != nil || int(st.Uid) != uid {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue // gone, or not ours to read
+		}
+		env = append(append([]byte{0}, env...), 0)
+		if bytes.Contains(env, idVar) && bytes.Contains(env, homeVar) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // settledRecord reads task id's record until it has ended (or been found

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -48,6 +50,12 @@ type Pending struct {
 	conn  net.Conn
 	pid   int
 	ticks uint64
+	// env is the environment the process was started with: a task whose
+	// environment differs gets its own in the hand-over.
+	env []string
+	// exited is closed once the process has exited and been reaped (nil
+	// for an adopted one, which this process does not reap).
+	exited chan struct{}
 }
 
 // Prestart starts a supervisor process that waits for its task. env is the
@@ -59,6 +67,9 @@ func Prestart(env []string) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
+	if env == nil {
+		env = os.Environ()
+	}
 	p, err := spawn.Start(exe, env)
 	if err != nil {
 		return nil, err
@@ -66,15 +77,26 @@ func Prestart(env []string) (*Pending, error) {
 	// The supervisor is this process's child until it exits; this goroutine
 	// reaps it so a long-lived caller (the shell, the MCP server) leaves no
 	// zombies. It ends when the supervisor does.
-	go reapChild(p.PID)
-	return Adopt(p)
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		reapChild(p.PID)
+	}()
+	pending, err := adopt(p, env)
+	if pending != nil {
+		pending.exited = exited
+	}
+	return pending, err
 }
 
-// Adopt takes charge of a supervisor started by spawn.Start (cmd/hangdog
-// starts a run's from a package initialiser, see earlyrun). It does not
-// reap it: that suits a process that exits with its run, as the CLI does,
-// leaving the supervisor to init. A long-lived caller uses Prestart.
-func Adopt(p spawn.Process) (*Pending, error) {
+// Adopt takes charge of a supervisor started by spawn.Start with this
+// process's environment (cmd/hangdog starts a run's from a package
+// initialiser, see earlyrun). It does not reap it: that suits a process
+// that exits with its run, as the CLI does, leaving the supervisor to init.
+// A long-lived caller uses Prestart.
+func Adopt(p spawn.Process) (*Pending, error) { return adopt(p, os.Environ()) }
+
+func adopt(p spawn.Process, env []string) (*Pending, error) {
 	conn, err := net.FileConn(p.Link)
 	p.Link.Close()
 	if err != nil {
@@ -82,7 +104,7 @@ func Adopt(p spawn.Process) (*Pending, error) {
 		return nil, fmt.Errorf("open caller link: %w", err)
 	}
 	ticks, _ := bgtasks.ProcStartTicks(p.PID)
-	return &Pending{conn: conn, pid: p.PID, ticks: ticks}, nil
+	return &Pending{conn: conn, pid: p.PID, ticks: ticks, env: env}, nil
 }
 
 func reapChild(pid int) {
@@ -120,7 +142,17 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		p.Cancel()
 		return nil, err
 	}
-	h, err := proto.EncodeHandover(proto.Handover{Home: reg.Home(), Meta: task.Meta, Spec: spec})
+	hand := proto.Handover{Home: reg.Home(), Meta: task.Meta, Spec: spec}
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if !slices.Equal(env, p.env) {
+		// Started ahead with another environment (a spare, see Fits): the
+		// task's own goes with it, over the link like the rest.
+		hand.Env, hand.OwnEnv = env, true
+	}
+	h, err := proto.EncodeHandover(hand)
 	if err == nil {
 		err = proto.WriteFrame(p.conn, proto.FrameHandover, h)
 	}
@@ -153,3 +185,7 @@ func callerKind(interactive bool) string {
 	}
 	return "agent"
 }
+
+// Exited is closed once a supervisor from Prestart has exited and been
+// reaped; never for an adopted one.
+func (p *Pending) Exited() <-chan struct{} { return p.exited }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
 // What every front end says about a task, put together one way; each front
@@ -124,3 +125,8 @@ func (s DurationStyle) Format(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// DescribeLeft names what a command left running when it exited, as every
+// front end says it: "pid 123 python3 -m http.server 0 (listening on
+// 127.0.0.1:8000), pid 124 …".
+func DescribeLeft(left []proto.LeftProc) string { return proto.DescribeLeft(left) }

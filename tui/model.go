@@ -412,6 +412,24 @@ func (m *Model) finished(msg finishedMsg) {
 	f := msg.fg
 	elapsed := taskctl.RoundDuration(time.Since(f.started))
 	switch {
+	case msg.detach != nil && msg.detach.ExitCode != nil:
+		// The command exited; what it started runs on in its task.
+		d := msg.detach
+		delete(m.own, f.id)
+		m.out.freshLine()
+		style := styleWarn
+		if *d.ExitCode != 0 {
+			style = styleBad
+		}
+		m.out.line(style.Render(fmt.Sprintf("⇥ exited %d after %s; %s keeps running what it left:", *d.ExitCode,
+			taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), d.TaskID)) +
+			styleMuted.Render(fmt.Sprintf("  (/logs %s · /kill %s)", d.TaskID, d.TaskID)))
+		// One line each: a line is cut at the terminal's width, and the
+		// address is what the user needs.
+		for _, p := range d.LeftRunning {
+			m.out.line(styleWarn.Render("  " + termtext.OneLine(taskctl.DescribeLeft([]taskctl.LeftProc{p}))))
+		}
+		m.setNotice(d.TaskID+" keeps running until what it left ends; /kill "+d.TaskID+" stops it", false)
 	case msg.detach != nil:
 		d := msg.detach
 		delete(m.own, f.id)

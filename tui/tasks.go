@@ -15,6 +15,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/keys"
+	"github.com/hangdog/hangdog/internal/procusage"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/tui/screen"
@@ -24,6 +25,7 @@ import (
 // one key away.
 type tasksView struct {
 	tasks   []*bgtasks.Task
+	usage   map[string]procusage.Usage // of the running ones, when listed
 	sel     int
 	err     string
 	confirm string // id awaiting a kill confirmation
@@ -32,13 +34,21 @@ type tasksView struct {
 
 type tasksListMsg struct {
 	tasks []*bgtasks.Task
+	usage map[string]procusage.Usage
 	err   error
 }
 
+// refresh lists the tasks and what the running ones cost, as `bg ls` does,
+// off the UI goroutine: reading the process table takes milliseconds.
 func (v *tasksView) refresh(reg *bgtasks.Registry) tea.Cmd {
 	return func() tea.Msg {
 		tasks, err := reg.List()
-		return tasksListMsg{tasks: tasks, err: err}
+		if err != nil {
+			return tasksListMsg{err: err}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return tasksListMsg{tasks: tasks, usage: taskctl.TreeUsage(ctx, tasks)}
 	}
 }
 
@@ -51,7 +61,7 @@ func (v *tasksView) update(msg tasksListMsg) {
 	if v.sel < len(v.tasks) {
 		keep = v.tasks[v.sel].ID
 	}
-	v.tasks, v.err = msg.tasks, ""
+	v.tasks, v.usage, v.err = msg.tasks, msg.usage, ""
 	v.sel = 0
 	for i, t := range v.tasks {
 		if t.ID == keep {
@@ -70,7 +80,7 @@ func (v *tasksView) selected() *bgtasks.Task {
 func (v *tasksView) view(width, height int, bar string) string {
 	var b strings.Builder
 	b.WriteString(styleTitle.Render("background tasks") + styleMuted.Render("  ↑↓ select · enter log · s send a line · x kill · r refresh · esc back") + "\n")
-	b.WriteString(styleHeaderRow.Render(fmt.Sprintf("  %-6s %-9s %-10s %-8s %s", "ID", "STATE", "MODE", "AGE", "COMMAND")) + "\n")
+	b.WriteString(styleHeaderRow.Render(fmt.Sprintf("  %-6s %-9s %-10s %-8s %-6s %-6s %s", "ID", "STATE", "MODE", "AGE", "CPU", "MEM", "COMMAND")) + "\n")
 	rows := max(height-5, 1)
 	start := max(0, min(v.sel-rows/2, len(v.tasks)-rows))
 	for i := start; i < len(v.tasks) && i < start+rows; i++ {
@@ -83,7 +93,11 @@ func (v *tasksView) view(width, height int, bar string) string {
 		if t.Result != nil && t.Result.State == bgtasks.Exited {
 			state = resultWords(t.Result)
 		}
-		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %s", t.ID, state, t.Mode, formatAge(age), termtext.OneLine(t.Command))
+		cpu, mem := "-", "-"
+		if u, ok := v.usage[t.ID]; ok {
+			cpu, mem = taskctl.Compact.Format(u.CPU), procusage.BytesText(u.RSS)
+		}
+		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %-6s %-6s %s", t.ID, state, t.Mode, formatAge(age), cpu, mem, termtext.OneLine(t.Command))
 		line = clip(line, max(width-2, 10))
 		if i == v.sel {
 			b.WriteString(styleSelected.Render("▶ "+line) + "\n")
@@ -347,7 +361,7 @@ func (m *Model) kill(id string) tea.Cmd {
 		case err != nil:
 			return noticeMsg{text: fmt.Sprintf("kill %s: %v", id, err), bad: true}
 		case k.Lost:
-			return noticeMsg{text: fmt.Sprintf("%s was lost; killed its remaining process group %d", id, k.PGID), keep: true}
+			return noticeMsg{text: fmt.Sprintf("%s was lost; killed what was left of it: %s", id, k.LostRemains()), keep: true}
 		}
 		return noticeMsg{text: fmt.Sprintf("%s %s after %s", id, resultWords(&k.Result), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started))), keep: true}
 	}

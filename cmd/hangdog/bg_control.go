@@ -83,7 +83,7 @@ nothing of the task is left, and exits 0.`,
 			case err != nil:
 				return err
 			case k.Lost:
-				fmt.Printf("%s was lost; killed its remaining process group %d\n", k.Task.ID, k.PGID)
+				fmt.Printf("%s was lost; killed what was left of it: %s\n", k.Task.ID, k.LostRemains())
 				return nil
 			}
 			fmt.Printf("%s %s after %s (exit %d)\n", k.Task.ID, taskctl.DescribeEnd(&k.Result, taskctl.TerseWords{}), taskctl.RoundDuration(k.Result.Ended.Sub(k.Task.Started)), k.Result.ExitCode)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,7 +73,7 @@ field: "state" is the current state, "duration_ms" the duration, and
 				return err
 			}
 			shown, hidden := recentTasks(scope.Tasks(tasks), all)
-			usage := treeUsage(cmd.Context(), shown)
+			usage := taskctl.TreeUsage(cmd.Context(), shown)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeTasksJSON(out, shown, usage, time.Now())
@@ -166,7 +165,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, usage map[string]procusa
 	for _, t := range tasks {
 		cpu, mem := "-", "-"
 		if u, ok := usage[t.ID]; ok {
-			cpu, mem = taskctl.Compact.Format(u.CPU), bytesText(u.RSS)
+			cpu, mem = taskctl.Compact.Format(u.CPU), procusage.BytesText(u.RSS)
 		}
 		rows = append(rows, []string{
 			t.ID, stateText(t), string(t.Mode), startedText(t.Started, now),
@@ -221,38 +220,6 @@ func startedText(t, now time.Time) string {
 		return t.Format("Jan 02 15:04")
 	default:
 		return t.Format("2006-01-02")
-	}
-}
-
-// treeUsage reads what each running task's processes cost now, by task id,
-// reading the process table once, and only when a running task is shown.
-func treeUsage(ctx context.Context, tasks []*bgtasks.Task) map[string]procusage.Usage {
-	usage := map[string]procusage.Usage{}
-	var table *procusage.Table
-	for _, t := range tasks {
-		if t.State().Ended() || t.SupervisorPID == 0 {
-			continue
-		}
-		if table == nil {
-			var err error
-			if table, err = procusage.Read(ctx); err != nil {
-				return usage // a listing without costs is still a listing
-			}
-		}
-		usage[t.ID] = table.Tree(ctx, t.SupervisorPID)
-	}
-	return usage
-}
-
-// bytesText is a size in the units ps and top use: 980K, 12.3M, 1.2G.
-func bytesText(n uint64) string {
-	switch {
-	case n < 1<<20:
-		return strconv.FormatUint(n>>10, 10) + "K"
-	case n < 1<<30:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + "M"
-	default:
-		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "G"
 	}
 }
 

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // A command that starts a server with & and exits: the run returns at once
@@ -85,4 +89,40 @@ func decodeReport(t *testing.T, out string) runReport {
 		t.Fatalf("run --json: %v\n%s", err, out)
 	}
 	return rep
+}
+
+// A lost task whose command had exited leaving a process running: its
+// supervisor is killed outright, the left-over process (a daemon: it
+// ignores the hang-up) keeps running in a group of its own, and `bg kill`
+// finds it by the task's id and home in its environment and stops it.
+func TestKillOfALostTaskStopsWhatItsCommandLeftRunning(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("run", "--json", "--", "setsid sleep 300 & sleep 0.3")
+	rep := decodeReport(t, r.stdout)
+	if rep.Status != "detached" || len(rep.LeftRunning) != 1 {
+		t.Fatalf("report %+v, want detached with the sleep left running", rep)
+	}
+	left := rep.LeftRunning[0].PID
+	reg, err := bgtasks.Open(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := reg.Get(rep.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(task.SupervisorPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the task to be found lost", 10*time.Second, func() bool { return e.task(rep.TaskID).State == "lost" })
+	if syscall.Kill(left, 0) != nil {
+		t.Fatalf("the left-over sleep %d died with its supervisor; the test needs it running", left)
+	}
+	k := e.run("bg", "kill", rep.TaskID)
+	if k.code != 0 || !strings.Contains(k.stdout, "was lost") || !strings.Contains(k.stdout, strconv.Itoa(left)) {
+		t.Fatalf("bg kill of the lost task: exit %d stdout %q stderr %q, want it to name pid %d", k.code, k.stdout, k.stderr, left)
+	}
+	eventually(t, "no process of this home to be left", 10*time.Second, func() bool {
+		return len(e.processes()) == 0
+	})
 }

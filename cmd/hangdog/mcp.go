@@ -36,7 +36,10 @@ supervised), bg_tasks, bg_logs, bg_send, bg_wait, bg_kill and bg_detach.
 A bash call that gets stuck, loops, or waits for input nobody will type comes
 back early with the task id, the reason and the output so far; the command
 keeps running in the background. An explicit timeout_seconds that passes
-detaches the call too; nothing is killed by a timeout.
+detaches the call too, and so does --max-wait (default 50s, below the 60 s
+after which most clients give up on a call); nothing is killed by a timeout.
+A call the client cancels because it gave up waiting is detached too; one a
+person cancels (Esc) stops its command, as Ctrl-C would.
 
 Background tasks' completions, detaches, kills and warnings are put at the
 top of the session's next tool result, each once. The session is a consumer
@@ -50,7 +53,8 @@ call ended in (cd carries over); --carry-exports carries its exports too.
 --structured adds an outputSchema to every tool and structuredContent to
 every result.`,
 		Example: `  claude mcp add hangdog -- hangdog mcp
-  hangdog mcp --max-wait 50s          # a client that gives up on calls after 60 s (Codex's default)
+  hangdog mcp --max-wait 100s         # a client that waits 120 s for a call (tool_timeout_sec = 120)
+  hangdog mcp --max-wait 0            # calls block until the command ends or is detached by the watchdog
   hangdog mcp --consumer my-harness   # keep the notification cursor across restarts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,7 +100,7 @@ every result.`,
 	cmd.Flags().StringVar(&consumer, "consumer", "", "event-log consumer name for this session's notifications (default: a fresh mcp-<pid>-<time> name)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "give every tool an outputSchema and every result structuredContent (status, exit_code, task_id, output…), for a harness that reads fields; Claude Code and Codex then show the model the JSON instead of the text")
 	cmd.Flags().BoolVar(&carryExports, "carry-exports", false, "set the variables a bash call exports again in the session's later calls (the cwd always carries over)")
-	cmd.Flags().DurationVar(&maxWait, "max-wait", 0, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; set it below your client's tool timeout (0: no limit)")
+	cmd.Flags().DurationVar(&maxWait, "max-wait", mcpserver.DefaultMaxWait, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; keep it below your client's tool timeout (0: no limit)")
 	cmd.Flags().IntVar(&outputLimit, "output-limit", mcpserver.DefaultOutputLimit, "bytes of plain-text output per tool result; longer output is cut in the middle")
 	return cmd
 }

@@ -7,6 +7,7 @@ package procusage
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
@@ -73,4 +74,35 @@ func (t *Table) Tree(ctx context.Context, root int) Usage {
 		u.RSS += mem.RSS
 	}
 	return u
+}
+
+// Trees reads what each tree costs, by the key its root is given under
+// (a task id → its supervisor's pid), reading the process table once, and
+// not at all for no roots. A failed read gives no costs: a listing without
+// them is still a listing.
+func Trees(ctx context.Context, roots map[string]int) map[string]Usage {
+	usage := map[string]Usage{}
+	if len(roots) == 0 {
+		return usage
+	}
+	table, err := Read(ctx)
+	if err != nil {
+		return usage
+	}
+	for key, root := range roots {
+		usage[key] = table.Tree(ctx, root)
+	}
+	return usage
+}
+
+// BytesText is a size in the units ps and top use: 980K, 12.3M, 1.2G.
+func BytesText(n uint64) string {
+	switch {
+	case n < 1<<20:
+		return strconv.FormatUint(n>>10, 10) + "K"
+	case n < 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + "M"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "G"
+	}
 }

@@ -18,7 +18,7 @@ type Spec struct {
 	Argv        []string              `json:"argv,omitempty"` // exec'd directly when !Shell
 	Shell       bool                  `json:"shell"`
 	Cwd         string                `json:"cwd"`
-	Env         []string              `json:"-"` // handed to the supervisor by exec, never written to disk (it may hold secrets)
+	Env         []string              `json:"-"` // handed to the supervisor by exec (or as Handover.Env), never written to disk (it may hold secrets)
 	Rows        uint16                `json:"rows"`
 	Cols        uint16                `json:"cols"`
 	Mode        bgtasks.Mode          `json:"mode"`
@@ -52,6 +52,14 @@ type Handover struct {
 	Home string       `json:"home"`
 	Meta bgtasks.Meta `json:"meta"`
 	Spec Spec         `json:"spec"`
+	// OwnEnv: Env is the task's environment, and the supervisor takes it
+	// as its own before anything reads one. A supervisor started ahead of
+	// its task (the MCP server's spare) was exec'd with its caller's
+	// environment of that moment, and a call's differs (its BASH_ENV, for
+	// one). Like the exec'd one it is never written to disk; the hand-over
+	// travels over the caller link only.
+	OwnEnv bool     `json:"own_env,omitempty"`
+	Env    []string `json:"env,omitempty"`
 }
 
 // handoverShape fingerprints the hand-over's layout. The frame starts with

@@ -39,6 +39,25 @@ func TestHandoverRoundTrip(t *testing.T) {
 	}
 }
 
+// A spare supervisor, exec'd before its task with its caller's environment
+// of that moment, gets the task's own in the hand-over, whole (empty
+// values, '=' inside values, an empty environment told from none).
+func TestHandoverCarriesTheTasksOwnEnvironmentWhenAsked(t *testing.T) {
+	for _, env := range [][]string{{"A=1", "EMPTY=", "EQ=a=b", "BASH_ENV=/tmp/s/3.bashenv"}, {}} {
+		p, err := EncodeHandover(Handover{Home: "/h", OwnEnv: true, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeHandover(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.OwnEnv || len(got.Env) != len(env) || (len(env) > 0 && !reflect.DeepEqual(got.Env, env)) {
+			t.Errorf("sent %q, got own=%v %q", env, got.OwnEnv, got.Env)
+		}
+	}
+}
+
 // A supervisor from another build refuses the task with an error that says
 // how to fix the install, instead of misreading it.
 func TestHandoverFromAnotherBuildIsRefused(t *testing.T) {

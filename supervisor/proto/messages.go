@@ -2,8 +2,20 @@ package proto
 
 import (
 	"encoding/binary"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// The variables every process of a task inherits: its id, and the home
+// whose task it is (ids are per home). Together they find a lost task's
+// processes after its supervisor died (taskctl.Kill).
+const (
+	TaskIDEnv   = "HANGDOG_TASK_ID"
+	TaskHomeEnv = "HANGDOG_TASK_HOME"
 )
 
 // Started is FrameStarted's payload: the command is running.
@@ -39,6 +51,41 @@ type LeftProc struct {
 	PID       int      `json:"pid"`
 	Argv      []string `json:"argv"`
 	Listening []string `json:"listening,omitempty"` // "127.0.0.1:8000"
+}
+
+// String names a left-over process as every front end does: "pid 123
+// python3 -m http.server 0 (listening on 127.0.0.1:8000)", the program by
+// its base name (Argv keeps the path). Here, not in taskctl, because the
+// supervisor's detach reason says it too.
+func (p LeftProc) String() string {
+	var b strings.Builder
+	args := slices.Clone(p.Argv)
+	if len(args) > 0 {
+		args[0] = path.Base(args[0])
+	}
+	argv := strings.Join(args, " ")
+	if len(argv) > 200 {
+		argv = argv[:200] + "…"
+	}
+	b.WriteString("pid ")
+	b.WriteString(strconv.Itoa(p.PID))
+	b.WriteString(" ")
+	b.WriteString(argv)
+	if len(p.Listening) > 0 {
+		b.WriteString(" (listening on ")
+		b.WriteString(strings.Join(p.Listening, ", "))
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// DescribeLeft lists what a command left running, comma-separated.
+func DescribeLeft(left []LeftProc) string {
+	parts := make([]string, len(left))
+	for i, p := range left {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Verdict is the outcome of one watchdog check, as a status bar shows it:

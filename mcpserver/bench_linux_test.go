@@ -1,0 +1,86 @@
+//go:build linux
+
+package mcpserver_test
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkBashTrueOverhead measures what the MCP server costs a command:
+// per iteration, one bash tool call of `true` through `hangdog mcp` (the SDK
+// client over real pipes, timed from the call to its result), `bash -c
+// true` exec'd directly, side by side, an MCP ping (the protocol's own
+// round trip, the floor under any tool call) and `hangdog run -- true` from
+// a shell. It reports the three medians and the ratio mcp/bash, the figure
+// issue 13 asks for (≤ 1.5). Run it with -benchtime=200x for the figure in
+// the README (scripts/bench-mcp.sh).
+func BenchmarkBashTrueOverhead(b *testing.B) {
+	w := newWorld(b)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.command("mcp")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	viaMCP := make([]time.Duration, 0, b.N)
+	direct := make([]time.Duration, 0, b.N)
+	viaRun := make([]time.Duration, 0, b.N)
+	pings := make([]time.Duration, 0, b.N)
+	callTrue := func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
+		if err != nil || res.IsError {
+			b.Fatalf("bash true: %v %+v", err, res)
+		}
+	}
+	// The server's first call pays for what it sets up once (settings
+	// caches, the first supervisor); a session makes many.
+	callTrue()
+	time.Sleep(50 * time.Millisecond)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		callTrue()
+		viaMCP = append(viaMCP, time.Since(start))
+
+		start = time.Now()
+		if out, err := exec.Command("bash", "-c", "true").CombinedOutput(); err != nil {
+			b.Fatalf("bash -c true: %v: %s", err, out)
+		}
+		direct = append(direct, time.Since(start))
+
+		start = time.Now()
+		if err := cs.Ping(ctx, nil); err != nil {
+			b.Fatalf("ping: %v", err)
+		}
+		pings = append(pings, time.Since(start))
+
+		start = time.Now()
+		if out, err := w.command("run", "--", "true").CombinedOutput(); err != nil {
+			b.Fatalf("hangdog run -- true: %v: %s", err, out)
+		}
+		viaRun = append(viaRun, time.Since(start))
+	}
+	b.StopTimer()
+	mMCP, mDirect, mRun := median(viaMCP), median(direct), median(viaRun)
+	b.ReportMetric(ms(mMCP), "mcp-median-ms")
+	b.ReportMetric(ms(mDirect), "bash-median-ms")
+	b.ReportMetric(float64(mMCP)/float64(mDirect), "mcp/bash")
+	b.ReportMetric(ms(median(pings)), "ping-median-ms")
+	b.ReportMetric(ms(mRun), "run-median-ms")
+	b.ReportMetric(ms(mMCP-mRun), "mcp-run-ms")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
