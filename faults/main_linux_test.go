@@ -33,12 +33,8 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	root, err := os.MkdirTemp("", "hf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	return &world{t: t, root: root, home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c")}
+	root := testbin.TempRoot(t, "hf")
+	return &world{t: t, root: root, home: testbin.Home(root), cfg: filepath.Join(root, "c")}
 }
 
 func (w *world) environ() []string {

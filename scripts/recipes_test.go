@@ -68,13 +68,8 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	// Unix socket paths are limited to 108 bytes: keep the home short.
-	root, err := os.MkdirTemp("", "hd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	w := &world{t: t, home: filepath.Join(root, "h"), project: filepath.Join(root, "p")}
+	root := testbin.TempRoot(t, "hd")
+	w := &world{t: t, home: testbin.Home(root), project: filepath.Join(root, "p")}
 	if err := os.Mkdir(w.project, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -48,8 +48,9 @@ func newApproveCreateCmd() *cobra.Command {
 		Long: `Create an approval link and start its watcher's background task. Prints the
 link, when it expires and whether it can be opened from another machine
 (false for loopback, private addresses and bare host names: then the person
-opens it on this machine). The page is served by the receiver; until
-` + "`hangdog serve`" + ` exists, $` + approval.BaseURLEnv + ` names where /approve/ is served.
+opens it on this machine). The page is served by the receiver, ` + "`hangdog serve`" + `,
+started here if it is not running; with $` + approval.BaseURLEnv + ` set (a proxy or
+tunnel in front of it), links carry that base URL instead.
 
 --details FILE is plain text shown under the question (- reads stdin; at most
 16 KiB). --options are 1 to 6 button labels (default Approve,Reject).

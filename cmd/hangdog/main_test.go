@@ -34,13 +34,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	// Unix socket paths are limited to 108 bytes, so keep homes short.
-	root, err := os.MkdirTemp("", "hd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	e := &env{t: t, home: filepath.Join(root, "h"), cfg: filepath.Join(root, "c")}
+	root := testbin.TempRoot(t, "hd")
+	e := &env{t: t, home: testbin.Home(root), cfg: filepath.Join(root, "c")}
 	return e
 }
 

@@ -1,0 +1,57 @@
+package testbin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
+)
+
+// TempRoot makes a short temporary directory for a test's hangdog world
+// (unix socket paths are limited to 108 bytes), whose home is Home(root).
+// When the test ends it stops every task still running in that home and
+// removes the directory: a detached prompt or a server a test left behind
+// would otherwise outlive the test under its own supervisor.
+func TempRoot(t testing.TB, prefix string) string {
+	t.Helper()
+	root, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		StopTasks(Home(root))
+		os.RemoveAll(root)
+	})
+	return root
+}
+
+// Home is the hangdog home of a TempRoot.
+func Home(root string) string { return filepath.Join(root, "h") }
+
+// StopTasks kills every task of home that has not ended, as `bg kill`
+// does (its whole tree).
+func StopTasks(home string) {
+	if _, err := os.Stat(home); err != nil {
+		return
+	}
+	reg, err := bgtasks.Open(home)
+	if err != nil {
+		return
+	}
+	tasks, err := reg.List()
+	if err != nil {
+		return
+	}
+	for _, task := range tasks {
+		if task.State().Ended() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = taskctl.Kill(ctx, reg, task.ID, taskctl.KillOptions{Grace: time.Second, Reason: "the test ended"})
+		cancel()
+	}
+}
