@@ -205,10 +205,11 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 	start := time.Now()
 	fsw, err := fsnotify.NewWatcher()
 	var changes <-chan fsnotify.Event
+	var lost <-chan error
 	if err == nil {
 		defer fsw.Close()
 		_ = fsw.Add(filepath.Join(store.Registry().Home(), "watchers"))
-		changes = fsw.Events
+		changes, lost = fsw.Events, fsw.Errors
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -228,6 +229,13 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 				settle = time.After(200 * time.Millisecond)
 			}
 			continue
+		case _, ok := <-lost:
+			// An overflowed queue lost changes: look now. (Unread, the
+			// errors would also stall the events behind them.)
+			if !ok {
+				lost = nil
+				continue
+			}
 		case <-settle:
 			settle = nil
 		case <-tick.C:

@@ -139,8 +139,8 @@ func TestValidateUnknownKeySuggestsNearest(t *testing.T) {
 
 func TestKeysDescribeEveryKeyWithDefaultThatValidates(t *testing.T) {
 	keys := Keys()
-	if len(keys) != 27 {
-		t.Fatalf("Keys() has %d keys, the table has 27", len(keys))
+	if len(keys) != 28 {
+		t.Fatalf("Keys() has %d keys, the table has 28", len(keys))
 	}
 	for _, k := range keys {
 		if k.Help == "" || k.Allowed == "" {
