@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -79,19 +78,9 @@ tunnel in front of it), links carry that base URL instead.
 			id := link.Spec.ID
 			taskID, terr := startWatcherTask(store, id)
 			if asJSON {
-				out := map[string]any{"id": id, "url": link.URL, "expires_at": link.ExpiresAt.UTC().Format(time.RFC3339),
+				return printCreatedJSON(cmd, map[string]any{"id": id, "url": link.URL, "expires_at": link.ExpiresAt.UTC().Format(time.RFC3339),
 					"reachable_from_outside": link.ReachableFromOutside, "task_id": taskID,
-					"question": link.Spec.Approval.Question, "options": link.Spec.Approval.Options}
-				if terr != nil {
-					out["error"] = terr.Error()
-				}
-				if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
-					return err
-				}
-				if terr != nil {
-					return exitCode(exitHangdogError)
-				}
-				return nil
+					"question": link.Spec.Approval.Question, "options": link.Spec.Approval.Options}, terr)
 			}
 			if terr != nil {
 				return fmt.Errorf("approval %s created (%s) but its task did not start: %w; `hangdog watch resume %s` tries again", id, link.URL, terr, id)

@@ -202,17 +202,7 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 				return printWebhookCreated(cmd, store, c, owner, taskID, terr, asJSON)
 			}
 			if asJSON {
-				out := map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": taskID, "spec": c.Spec, "state": c.State}
-				if terr != nil {
-					out["error"] = terr.Error()
-				}
-				if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
-					return err
-				}
-				if terr != nil {
-					return exitCode(exitHangdogError)
-				}
-				return nil
+				return printCreatedJSON(cmd, map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": taskID, "spec": c.Spec, "state": c.State}, terr)
 			}
 			if terr != nil {
 				return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
@@ -241,6 +231,22 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 	f.StringVar(&q.Rate, "rate", "", "webhook: deliveries a minute, e.g. 60/min (default) or 2/s")
 	f.BoolVar(&asJSON, "json", false, `print {"id", "baseline", "task_id", "spec", "state"} as JSON (a webhook: its link's fields too)`)
 	return cmd
+}
+
+// printCreatedJSON prints a created watcher's --json report; a task that
+// did not start is its "error" and hangdog's exit status (the watcher is
+// kept: `watch resume` starts it).
+func printCreatedJSON(cmd *cobra.Command, out map[string]any, taskErr error) error {
+	if taskErr != nil {
+		out["error"] = taskErr.Error()
+	}
+	if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
+		return err
+	}
+	if taskErr != nil {
+		return exitCode(exitHangdogError)
+	}
+	return nil
 }
 
 // startWatcherTask starts the watcher's runner as a background task, as

@@ -59,16 +59,7 @@ func printWebhookCreated(cmd *cobra.Command, store *watch.Store, c *watch.Create
 				out[k] = v
 			}
 		}
-		if err := firstErr(terr, lerr); err != nil {
-			out["error"] = err.Error()
-		}
-		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(out); err != nil {
-			return err
-		}
-		if terr != nil || lerr != nil {
-			return exitCode(exitHangdogError)
-		}
-		return nil
+		return printCreatedJSON(cmd, out, firstErr(terr, lerr))
 	}
 	if terr != nil {
 		return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
