@@ -99,8 +99,27 @@ func (s *Server) watchCreate(ctx context.Context, in watch.Request) toolResult {
 	if c.Spec.Kind == watch.KindWebhook {
 		return s.webhookCreated(ctx, c, task)
 	}
-	return toolResult{text: fmt.Sprintf("Watcher %s: %s — %s; %s. You will be told at the top of a later tool result when it fires (at most %d times).",
-		c.Spec.ID, c.Spec.Label(), c.Baseline, task, c.Spec.MaxFires)}
+	text := fmt.Sprintf("Watcher %s: %s — %s; %s. You will be told at the top of a later tool result when it fires (at most %d times).",
+		c.Spec.ID, c.Spec.Label(), c.Baseline, task, c.Spec.MaxFires)
+	if c.Spec.Condition != "" {
+		text += conditionWarning()
+	}
+	return toolResult{text: text}
+}
+
+// conditionWarning says when a watcher's condition will be asked of no
+// model: its runner resolves the model from this server's settings and
+// environment, as the CLI's create warns.
+func conditionWarning() string {
+	wd, _ := os.Getwd()
+	conf, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
+	if err != nil {
+		return ""
+	}
+	if _, note, asks := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv); !asks {
+		return "\nWarning: " + note + "."
+	}
+	return ""
 }
 
 func (s *Server) project() string {

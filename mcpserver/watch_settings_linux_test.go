@@ -33,3 +33,31 @@ func TestWatchToolsReadTheWatchersSettings(t *testing.T) {
 		t.Fatalf("second watch_create under maxActivePerOwner 1: %+v, want it refused naming the setting", second)
 	}
 }
+
+// watch_create with a condition says so when no decision model will judge
+// it (the runner resolves the model from the server's environment), and
+// says nothing when one is configured.
+func TestWatchCreateWarnsWhenNoModelWillJudgeTheCondition(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		warn bool
+	}{
+		{[]string{"HANGDOG_OPENAI_BASE_URL=", "HANGDOG_OPENAI_MODEL=", "TYPESAFE_API_KEY="}, true},
+		{[]string{"HANGDOG_OPENAI_BASE_URL=http://127.0.0.1:9/v1", "HANGDOG_OPENAI_MODEL=m"}, false},
+	} {
+		w := newWorld(t)
+		a := w.connectWith(c.env)
+		path := filepath.Join(w.dir, "f.txt")
+		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := call(t, a, "watch_create", map[string]any{"kind": "file", "target": path, "interval_seconds": 60, "condition": "the build passed"})
+		if r.isError {
+			t.Fatalf("watch_create: %+v", r)
+		}
+		call(t, a, "watch_delete", map[string]any{"id": "w1"})
+		if got := strings.Contains(r.text, "no decision model is configured"); got != c.warn {
+			t.Errorf("env %v: warned %v, want %v:\n%s", c.env, got, c.warn, r.text)
+		}
+	}
+}
