@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/inotify"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -207,7 +208,7 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 	var changes <-chan fsnotify.Event
 	var lost <-chan error
 	if err == nil {
-		defer fsw.Close()
+		defer inotify.Close(fsw)
 		_ = fsw.Add(filepath.Join(store.Registry().Home(), "watchers"))
 		changes, lost = fsw.Events, fsw.Errors
 	}

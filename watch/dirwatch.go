@@ -4,12 +4,14 @@ import (
 	"context"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/hangdog/hangdog/internal/inotify"
 )
 
 // watchDir watches directory dir with inotify and signals the returned
 // channel (at most one wake-up pending) for each event keep accepts. Its
-// goroutine is owned by ctx: it closes the fsnotify watcher and returns
-// when ctx is done.
+// goroutine is owned by ctx: it closes the fsnotify watcher (inotify.Close:
+// fsnotify's own Close can hang) and returns when ctx is done.
 func watchDir(ctx context.Context, dir string, keep func(fsnotify.Event) bool) (<-chan struct{}, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -21,7 +23,7 @@ func watchDir(ctx context.Context, dir string, keep func(fsnotify.Event) bool) (
 	}
 	out := make(chan struct{}, 1)
 	go func() {
-		defer w.Close()
+		defer inotify.Close(w)
 		for {
 			select {
 			case <-ctx.Done():
