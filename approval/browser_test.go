@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,8 +203,10 @@ func startDriver(t *testing.T, chromium, driver string) *wd {
 		time.Sleep(100 * time.Millisecond)
 	}
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName":        "chrome",
-		"goog:chromeOptions": map[string]any{"binary": chromium, "args": chromiumFlags},
+		"browserName": "chrome",
+		// Its profile in the test's own directory: chromedriver's default is
+		// a scoped dir under /tmp that outlives the test.
+		"goog:chromeOptions": map[string]any{"binary": chromium, "args": append(slices.Clone(chromiumFlags), "--user-data-dir="+t.TempDir())},
 	}}}
 	var sess struct {
 		SessionID string `json:"sessionId"`
