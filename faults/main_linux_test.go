@@ -3,15 +3,15 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/syncbuf"
 
 	"github.com/hangdog/hangdog/internal/testbin"
 )
@@ -85,23 +85,8 @@ func eventually(t *testing.T, what string, timeout time.Duration, cond func() bo
 	t.Fatalf("timed out after %s waiting for %s", timeout, what)
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer: a process's output or a log read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 // listedTask is a task as `bg ls --all --json` shows it.
 type listedTask struct {

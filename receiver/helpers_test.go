@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/syncbuf"
+
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/webhooksig"
 	"github.com/hangdog/hangdog/watch"
@@ -31,22 +33,8 @@ type lab struct {
 	now   time.Time // zero: the real clock
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer: a process's output or a log read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 func newLab(t *testing.T) *lab {
 	t.Helper()

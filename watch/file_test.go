@@ -1,13 +1,13 @@
 package watch
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/syncbuf"
 
 	"github.com/hangdog/hangdog/bgtasks"
 )
@@ -182,22 +182,8 @@ func TestFileRunnerUsesInotify(t *testing.T) {
 	cancel()
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// syncBuffer: a process's output or a log read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 // Without inotify a file watcher polls on its interval.
 func TestFileRunnerPollsWithoutInotify(t *testing.T) {

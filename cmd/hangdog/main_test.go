@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/syncbuf"
 
 	"github.com/hangdog/hangdog/internal/testbin"
 )
@@ -89,20 +89,5 @@ func alive(pid int) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer: a process's output or a log read while it is written.
+type syncBuffer = syncbuf.Buffer

@@ -195,18 +195,7 @@ func cleanup(t *testing.T, env []string, marker string, r *run) {
 			k.Run()
 		}
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains("\x00"+string(b)+"\x00", "\x00"+marker+"\x00") {
-			continue
-		}
-		var pid int
-		fmt.Sscanf(p, "/proc/%d/environ", &pid)
-		if pid > 0 && pid != os.Getpid() {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	testbin.KillMarked(marker)
 }
 
 func copyFile(t *testing.T, from, to string) {

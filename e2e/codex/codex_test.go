@@ -214,18 +214,7 @@ func kill(env []string, marker string) {
 			k.Run()
 		}
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains("\x00"+string(b)+"\x00", "\x00"+marker+"\x00") {
-			continue
-		}
-		var pid int
-		fmt.Sscanf(p, "/proc/%d/environ", &pid)
-		if pid > 0 && pid != os.Getpid() {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	testbin.KillMarked(marker)
 }
 
 func TestCodexRunsHangdogBash(t *testing.T) {

@@ -2,8 +2,11 @@ package testbin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,5 +56,23 @@ func StopTasks(home string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, _ = taskctl.Kill(ctx, reg, task.ID, taskctl.KillOptions{Grace: time.Second, Reason: "the test ended"})
 		cancel()
+	}
+}
+
+// KillMarked SIGKILLs every process (but this one) whose environment holds
+// entry exactly, e.g. a run's unique HANGDOG_E2E_RUN=…: what an agent
+// session started outside any task.
+func KillMarked(entry string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains("\x00"+string(b)+"\x00", "\x00"+entry+"\x00") {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(p, "/proc/%d/environ", &pid)
+		if pid > 0 && pid != os.Getpid() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
