@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,4 +206,47 @@ func TestFileRunnerPollsWithoutInotify(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A file written in place in pieces (truncated, then written a line at a
+// time, as a shell's `>` or a log does) fires once, on the whole text: a
+// check run on the first inotify event would read it empty or half written.
+// The pauses between pieces are below writeSettle; before the settling,
+// this fired on the empty file (seen in CI as a condition judged on
+// nothing).
+func TestFileRunnerWaitsForAWriteInPiecesToSettle(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "build: running\n")
+	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
+	setSpec(t, s, c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour }) // only inotify can be quick
+	var log syncBuffer
+	r := &Runner{Store: s, ID: c.Spec.ID, Log: &log}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(log.String(), "watching") })
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{"build: failed\n", "ld: undefined reference to main\n", "exit 1\n"}
+	for _, l := range lines {
+		time.Sleep(writeSettle / 3)
+		if _, err := f.WriteString(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a fire", 5*time.Second, func() bool { return len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)) >= 1 })
+	time.Sleep(3 * writeSettle) // room for a second, wrong fire
+	fired := events(t, s, c.Spec.ID, bgtasks.EventWatchFired)
+	if len(fired) != 1 || !strings.HasSuffix(strings.TrimSpace(fired[0].Payload), "exit 1") {
+		t.Errorf("fires %+v; want one, on the whole text\n%s", fired, log.String())
+	}
+	cancel()
+	<-done
 }
