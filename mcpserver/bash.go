@@ -88,7 +88,8 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 }
 
 // start starts the task under the spare supervisor when it fits, else
-// under one started for it, and has the next spare started.
+// under one started for it. The next spare is started once the call's
+// reply is written (Run's onReplied).
 func (s *Server) start(spec taskctl.Spec) (*taskctl.Link, error) {
 	p := s.spare.take(spec.Env)
 	if p == nil {
@@ -97,9 +98,7 @@ func (s *Server) start(spec taskctl.Spec) (*taskctl.Link, error) {
 			return nil, err
 		}
 	}
-	link, err := p.Start(s.reg, spec)
-	s.spare.fill()
-	return link, err
+	return p.Start(s.reg, spec)
 }
 
 func (s *Server) startBackground(link *taskctl.Link, command string) toolResult {

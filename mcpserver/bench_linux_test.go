@@ -39,6 +39,16 @@ func BenchmarkBashTrueOverhead(b *testing.B) {
 			b.Fatalf("bash true: %v %+v", err, res)
 		}
 	}
+	// Between measurements, what one left going (the MCP server starting
+	// its next spare supervisor, a run's supervisor exiting) must not land
+	// on the next: an agent's calls are a model's turn apart. The pause
+	// spins rather than sleeps: after a sleep every process here is woken
+	// from idle, which costs each hop of a call (the ping doubles), and a
+	// call has more hops than bash -c true.
+	settle := func() {
+		for t := time.Now(); time.Since(t) < settleFor; {
+		}
+	}
 	// The server's first call pays for what it sets up once (settings
 	// caches, the first supervisor); a session makes many.
 	callTrue()
@@ -48,12 +58,14 @@ func BenchmarkBashTrueOverhead(b *testing.B) {
 		start := time.Now()
 		callTrue()
 		viaMCP = append(viaMCP, time.Since(start))
+		settle()
 
 		start = time.Now()
 		if out, err := exec.Command("bash", "-c", "true").CombinedOutput(); err != nil {
 			b.Fatalf("bash -c true: %v: %s", err, out)
 		}
 		direct = append(direct, time.Since(start))
+		settle()
 
 		start = time.Now()
 		if err := cs.Ping(ctx, nil); err != nil {
@@ -66,6 +78,7 @@ func BenchmarkBashTrueOverhead(b *testing.B) {
 			b.Fatalf("hangdog run -- true: %v: %s", err, out)
 		}
 		viaRun = append(viaRun, time.Since(start))
+		settle()
 	}
 	b.StopTimer()
 	mMCP, mDirect, mRun := median(viaMCP), median(direct), median(viaRun)
@@ -76,6 +89,10 @@ func BenchmarkBashTrueOverhead(b *testing.B) {
 	b.ReportMetric(ms(mRun), "run-median-ms")
 	b.ReportMetric(ms(mMCP-mRun), "mcp-run-ms")
 }
+
+// settleFor is the pause between measurements: longer than a spare
+// supervisor's start-up (about 3 ms of CPU) with room for a busy machine.
+const settleFor = 15 * time.Millisecond
 
 func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)

@@ -158,6 +158,9 @@ type deliveryTransport struct {
 	// onCancel is told the reason a client gave for cancelling a call,
 	// before the SDK cancels the call's context.
 	onCancel func(key, reason string)
+	// onReplied runs after each response is written: work the reply need
+	// not wait for.
+	onReplied func()
 }
 
 func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -165,14 +168,15 @@ func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr, onCancel: t.onCancel}, nil
+	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr, onCancel: t.onCancel, onReplied: t.onReplied}, nil
 }
 
 type deliveryConn struct {
 	mcp.Connection
-	d        *deliveries
-	onErr    func(error)
-	onCancel func(key, reason string)
+	d         *deliveries
+	onErr     func(error)
+	onCancel  func(key, reason string)
+	onReplied func()
 }
 
 func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -227,6 +231,9 @@ func (c *deliveryConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	if werr := c.d.written(key); werr != nil && c.onErr != nil {
 		c.onErr(werr)
+	}
+	if c.onReplied != nil {
+		c.onReplied()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,8 +97,9 @@ func gone(pid int) bool {
 // The MCP server keeps one supervisor started for its next bash call: the
 // call runs under it (its task records that supervisor), with the call's
 // own environment (the server's variables, the session's BASH_ENV that
-// carries the cwd, the agent profile), and the next spare is started at
-// once. A spare is no task: nothing is registered for it. One that died is
+// carries the cwd, the agent profile), and the next spare is started once
+// the call's reply is out — not while the call runs, where its start-up
+// would compete with the call for the CPU. A spare is no task: nothing is registered for it. One that died is
 // passed over. When the session ends, or the server is killed, no spare is
 // left behind.
 func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
@@ -128,6 +130,27 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 		t.Errorf("cd did not carry to the next call through the spare: %q", r.text)
 	}
 
+	// While a call runs, the server starts no spare: the only supervisor
+	// it has is the call's.
+	running := theSpare(t, server)
+	slow := make(chan error, 1)
+	go func() {
+		res, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 1.5"}})
+		if err == nil && res.IsError {
+			err = errors.New("the call's result is an error")
+		}
+		slow <- err
+	}()
+	waitFor(t, "the slow call to take the spare", func() bool { return hasTaskChild(running) })
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if c := supervisorChildren(t, server); len(c) != 1 || c[0] != running {
+			t.Fatalf("supervisors of the server during a call: %v; want only the call's, %d", c, running)
+		}
+	}
+	if err := <-slow; err != nil {
+		t.Fatalf("sleep 1.5: %v", err)
+	}
+
 	// A spare that died is not used: the call starts a supervisor of its
 	// own and still runs.
 	dead := theSpare(t, server)
@@ -143,8 +166,8 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 	if task, _ := w.registry().Get(r.data["task_id"].(string)); task == nil || task.SupervisorPID == dead {
 		t.Errorf("the call ran under the dead spare: %+v", task)
 	}
-	if tasks, _ := w.registry().List(); len(tasks) != 3 {
-		t.Errorf("three calls, %d tasks: a spare was registered", len(tasks))
+	if tasks, _ := w.registry().List(); len(tasks) != 4 {
+		t.Errorf("four calls, %d tasks: a spare was registered", len(tasks))
 	}
 
 	// The session ends: the server lets its spare go before it exits.
