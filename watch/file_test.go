@@ -132,17 +132,8 @@ func TestFileExpiryPausesWithoutFiringSaysSoOnce(t *testing.T) {
 // The runner loop with inotify: a write is noticed without waiting for the
 // (long) interval.
 func TestFileRunnerUsesInotify(t *testing.T) {
-	s := newStore(t)
-	path := filepath.Join(t.TempDir(), "f.txt")
-	writeFile(t, path, "0")
-	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
-	setSpec(t, s, c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour }) // only inotify can be quick
-	var log syncBuffer
-	r := &Runner{Store: s, ID: c.Spec.ID, Log: &log}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(log.String(), "watching") })
+	ir := startInotifyRunner(t, "0")
+	s, c, r, path, ctx, cancel, done, log := ir.s, ir.c, ir.r, ir.path, ir.ctx, ir.cancel, ir.done, ir.log
 	// Replace by rename, as editors do.
 	writeFile(t, path+".tmp", "1")
 	if err := renameFile(path+".tmp", path); err != nil {
@@ -183,6 +174,32 @@ func TestFileRunnerUsesInotify(t *testing.T) {
 	cancel()
 }
 
+// inotifyRunner is a file watcher's runner loop started on a file whose
+// content is given, with an interval so long that only inotify can wake it.
+type inotifyRunner struct {
+	s      *Store
+	c      *Created
+	r      *Runner
+	path   string
+	log    *syncBuffer
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan error // Run's return
+}
+
+func startInotifyRunner(t *testing.T, content string) *inotifyRunner {
+	t.Helper()
+	ir := &inotifyRunner{s: newStore(t), path: filepath.Join(t.TempDir(), "f.txt"), log: &syncBuffer{}, done: make(chan error, 1)}
+	writeFile(t, ir.path, content)
+	ir.c = create(t, ir.s, &Request{Kind: KindFile, Target: ir.path, IntervalSeconds: 1}, "o")
+	setSpec(t, ir.s, ir.c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour })
+	ir.r = &Runner{Store: ir.s, ID: ir.c.Spec.ID, Log: ir.log}
+	ir.ctx, ir.cancel = context.WithCancel(context.Background())
+	go func() { ir.done <- ir.r.Run(ir.ctx) }()
+	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(ir.log.String(), "watching") })
+	return ir
+}
+
 // syncBuffer: a process's output or a log read while it is written.
 type syncBuffer = syncbuf.Buffer
 
@@ -215,18 +232,9 @@ func TestFileRunnerPollsWithoutInotify(t *testing.T) {
 // this fired on the empty file (seen in CI as a condition judged on
 // nothing).
 func TestFileRunnerWaitsForAWriteInPiecesToSettle(t *testing.T) {
-	s := newStore(t)
-	path := filepath.Join(t.TempDir(), "f.txt")
-	writeFile(t, path, "build: running\n")
-	c := create(t, s, &Request{Kind: KindFile, Target: path, IntervalSeconds: 1}, "o")
-	setSpec(t, s, c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour }) // only inotify can be quick
-	var log syncBuffer
-	r := &Runner{Store: s, ID: c.Spec.ID, Log: &log}
-	ctx, cancel := context.WithCancel(context.Background())
+	ir := startInotifyRunner(t, "build: running\n")
+	s, c, path, cancel, done, log := ir.s, ir.c, ir.path, ir.cancel, ir.done, ir.log
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(log.String(), "watching") })
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		t.Fatal(err)
