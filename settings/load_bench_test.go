@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -33,6 +34,24 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		if s.Watchdog().Action != "warn" {
 			b.Fatal("project layer lost")
+		}
+	}
+}
+
+// BenchmarkLoadProcessEnv is a load as the MCP server and the CLI do one:
+// the process's own environment, checked for misspelt HANGDOG_ names, with
+// the forty or so variables an agent's shell carries.
+func BenchmarkLoadProcessEnv(b *testing.B) {
+	root := b.TempDir()
+	for i := range 40 {
+		b.Setenv(fmt.Sprintf("AGENT_VAR_%d", i), "value")
+	}
+	b.Setenv("HANGDOG_WATCHDOG_CONFIDENCE", "0.7")
+	opts := Options{Dir: root, UserFile: filepath.Join(root, "config.yaml")}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(opts); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
