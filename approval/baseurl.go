@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// BaseURLEnv names the base URL approval links carry when something other
-// than the receiver serves /approve/ in front of it (a proxy, a tunnel).
+// BaseURLEnv names the base URL links (approval and trigger) carry when
+// something is in front of the receiver (a proxy, a tunnel): the address a
+// person or a sender elsewhere reaches it at.
 const BaseURLEnv = "HANGDOG_RECEIVER_URL"
 
 // BaseURL returns the base URL under which /approve/ is served (e.g.
@@ -32,7 +33,7 @@ func BaseURLFromEnv() (string, error) {
 func checkBase(v string) (string, error) {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		return "", fmt.Errorf("receiver URL %q: use http(s)://HOST[:PORT] with no path", v)
+		return "", fmt.Errorf("$%s is %q: use http(s)://HOST[:PORT] with no path, the address in front of hangdog's receiver", BaseURLEnv, v)
 	}
 	return strings.TrimRight(v, "/"), nil
 }

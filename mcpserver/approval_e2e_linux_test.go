@@ -38,8 +38,11 @@ func TestApprovalDecisionReachesOnlyItsSession(t *testing.T) {
 	mux.Handle("/approve/", approval.Handler(store))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	env := []string{approval.BaseURLEnv + "=" + srv.URL}
+	// srv stands for a proxy in front of the receiver: links carry its
+	// address, and the receiver still runs here, behind it.
+	env := []string{approval.BaseURLEnv + "=" + srv.URL, "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"}
 	a, b := w.connectWith(env), w.connectWith(env)
+	w.stopReceiverAtEnd()
 
 	r := call(t, a, "approve_create", map[string]any{"question": "Merge PR 77?", "details": "3 files changed", "options": []string{"Merge", "Hold"}})
 	link, _ := r.data["url"].(string)

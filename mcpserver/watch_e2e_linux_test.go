@@ -75,6 +75,18 @@ func TestWatcherFireReachesOnlyItsSession(t *testing.T) {
 	})
 }
 
+// stopReceiverAtEnd stops the receiver a link of the test's home started.
+func (w *world) stopReceiverAtEnd() {
+	w.t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(w.home, "serve", "address.json")); err == nil {
+			var addr struct{ PID int }
+			if json.Unmarshal(b, &addr) == nil && addr.PID > 0 {
+				syscall.Kill(addr.PID, syscall.SIGTERM)
+			}
+		}
+	})
+}
+
 // watch_create with kind webhook: the result has the link (URL, limits,
 // example curl, reachability) and says the signing secret is hidden; the
 // secret appears in no result; a signed delivery reaches the session's
@@ -83,14 +95,7 @@ func TestWebhookThroughMCPHidesTheSecret(t *testing.T) {
 	w := newWorld(t)
 	const secret = "mcp-hook-secret-7d2e91"
 	a := w.connectWith([]string{"HOOK_SECRET=" + secret, "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"})
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(filepath.Join(w.home, "serve", "address.json")); err == nil {
-			var addr struct{ PID int }
-			if json.Unmarshal(b, &addr) == nil && addr.PID > 0 {
-				syscall.Kill(addr.PID, syscall.SIGTERM)
-			}
-		}
-	})
+	w.stopReceiverAtEnd()
 	r := call(t, a, "watch_create", map[string]any{"kind": "webhook", "signature": "github", "secret_env": "HOOK_SECRET", "max_hits": 3})
 	if r.isError || !strings.Contains(r.text, "Watcher w1") || !strings.Contains(r.text, `"url": "http://127.0.0.1:`) || !strings.Contains(r.text, "hidden") ||
 		!strings.Contains(r.text, `"reachable_from_outside": false`) || !strings.Contains(r.text, "example_curl") {

@@ -24,19 +24,49 @@ func init() {
 	approval.BaseURL = approvalBaseURL
 }
 
-// approvalBaseURL is where approval links point: $HANGDOG_RECEIVER_URL when
-// something else serves /approve/ in front of the receiver (a proxy, a
-// tunnel: the URL the person can open), else the receiver, started if it
-// is not running.
+// approvalBaseURL is where approval links point (linkBase).
 func approvalBaseURL(ctx context.Context) (string, error) {
-	if os.Getenv(approval.BaseURLEnv) != "" {
-		return approval.BaseURLFromEnv()
-	}
 	store, err := openWatchStore()
 	if err != nil {
 		return "", err
 	}
-	return receiver.Ensure(ctx, store)
+	return linkBase(ctx, store)
+}
+
+// checkPublicBase refuses a malformed $HANGDOG_RECEIVER_URL, so a command
+// that makes a link can say so before it creates anything.
+func checkPublicBase() error {
+	if os.Getenv(approval.BaseURLEnv) == "" {
+		return nil
+	}
+	_, err := approval.BaseURLFromEnv()
+	return err
+}
+
+// linkBase is the base URL of every link, trigger and approval alike. The
+// receiver is started if it is not running: whatever is in front of it,
+// it is what stores a delivery or a decision in this home. Links carry
+// $HANGDOG_RECEIVER_URL when it is set — a proxy or a tunnel in front of
+// the receiver, the address a sender or a person elsewhere can reach — and
+// the receiver's own address otherwise.
+func linkBase(ctx context.Context, store *watch.Store) (string, error) {
+	public := os.Getenv(approval.BaseURLEnv) != ""
+	var base string
+	var err error
+	if public {
+		// Checked first: a malformed URL is refused before anything starts.
+		if base, err = approval.BaseURLFromEnv(); err != nil {
+			return "", err
+		}
+	}
+	local, err := receiver.Ensure(ctx, store)
+	if err != nil {
+		return "", err
+	}
+	if public {
+		return base, nil
+	}
+	return local, nil
 }
 
 // linkHandlers are the receiver's other link pages, by path prefix: the

@@ -117,7 +117,9 @@ Kinds and their TARGET:
            standard_webhooks or hmac_sha256 checks the sender's signature; its
            secret comes from --secret-env VAR or --secret-file F (private), or is
            made for you; ` + "`hangdog watch secret ID`" + ` shows it, and it is never shown
-           to a model or logged
+           to a model or logged. Behind a proxy or tunnel, set
+           $HANGDOG_RECEIVER_URL (e.g. https://hooks.example.net) and the URL
+           carries that base; the receiver still runs here, behind it
 
 Checks (--check), run only when the content changed:
   changed   (default) any change
@@ -180,6 +182,11 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			}
 			if f.Changed("max-hits") {
 				q.MaxHits = &maxHits
+			}
+			if strings.EqualFold(q.Kind, watch.KindWebhook) {
+				if err := checkPublicBase(); err != nil {
+					return err // before anything is created: the link would be unusable
+				}
 			}
 			store, st, err := openWatchStoreSettings()
 			if err != nil {

@@ -36,9 +36,9 @@ func webhookLink(cmd *cobra.Command, store *watch.Store, w *watch.Watcher, owner
 }
 
 func linkOf(ctx context.Context, store *watch.Store, w *watch.Watcher, owner string) (receiver.Link, error) {
-	base, err := receiver.Ensure(ctx, store)
+	base, err := linkBase(ctx, store)
 	if err != nil {
-		return receiver.Link{}, fmt.Errorf("watcher %s was created but hangdog's receiver did not start: %w; `hangdog serve` runs it", w.Spec.ID, err)
+		return receiver.Link{}, fmt.Errorf("watcher %s was created but its link could not be made: %w (`hangdog serve` runs the receiver; `hangdog watch secret %s` shows the link once it runs)", w.Spec.ID, err, w.Spec.ID)
 	}
 	token, err := store.LinkToken(w.Spec.ID, owner)
 	if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,4 +217,51 @@ func filesHolding(t *testing.T, root, s string) []string {
 		return nil
 	})
 	return out
+}
+
+// Behind a tunnel or proxy ($HANGDOG_RECEIVER_URL), a trigger link carries
+// that base and says it is reachable from outside; the receiver still runs
+// here, and a delivery forwarded to it (as the tunnel would) is accepted
+// and fires. A malformed value is refused before any watcher is created.
+func TestWebhookLinkBehindAProxy(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_SESSION=s1", "HANGDOG_SERVE_ADDRESS=127.0.0.1:"+freePort(t))
+	t.Cleanup(func() { stopReceiver(e.home) })
+
+	bad := e.runEnv([]string{"HANGDOG_RECEIVER_URL=hooks.example.net/x"}, "watch", "create", "--kind", "webhook")
+	if bad.code == 0 || !strings.Contains(bad.stderr, "$HANGDOG_RECEIVER_URL is \"hooks.example.net/x\"") || !strings.Contains(bad.stderr, "http(s)://HOST[:PORT]") {
+		t.Fatalf("a malformed HANGDOG_RECEIVER_URL: %+v", bad)
+	}
+	if ls := e.run("watch", "ls", "--json"); strings.Contains(ls.stdout, `"id"`) {
+		t.Fatalf("the refused create left a watcher:\n%s", ls.stdout)
+	}
+
+	r := e.runEnv([]string{"HANGDOG_RECEIVER_URL=https://hooks.example.net/"}, "watch", "create", "--kind", "webhook", "--json")
+	var l struct {
+		ID        string `json:"id"`
+		URL       string `json:"url"`
+		Reachable bool   `json:"reachable_from_outside"`
+		Curl      string `json:"example_curl"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &l); r.code != 0 || err != nil {
+		t.Fatalf("create: %d %v %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	token, ok := strings.CutPrefix(l.URL, "https://hooks.example.net/hook/")
+	if !ok || len(token) < 40 || !l.Reachable || !strings.Contains(l.Curl, l.URL) {
+		t.Fatalf("create said %+v; want the proxy's base, reachable from outside", l)
+	}
+	local := readReceiver(t, e.home).URL + "/hook/" + token
+	resp, err := http.Post(local, "application/json", strings.NewReader(`{"status":"done"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || !strings.Contains(string(out), `"accepted":true`) {
+		t.Fatalf("a delivery forwarded to the receiver here: %d %s", resp.StatusCode, out)
+	}
+	eventually(t, "the delivery's event", 20*time.Second, func() bool {
+		return strings.Contains(e.run("events", "--json").stdout, `"watch_fired"`)
+	})
+	e.run("watch", "rm", l.ID)
 }
