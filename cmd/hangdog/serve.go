@@ -33,14 +33,14 @@ func approvalBaseURL(ctx context.Context) (string, error) {
 	return linkBase(ctx, store)
 }
 
-// checkPublicBase refuses a malformed $HANGDOG_RECEIVER_URL, so a command
-// that makes a link can say so before it creates anything.
-func checkPublicBase() error {
+// publicBase is $HANGDOG_RECEIVER_URL, checked, or "" when it is unset.
+// A command that makes a link calls it before it creates anything, so a
+// malformed value is refused first.
+func publicBase() (string, error) {
 	if os.Getenv(approval.BaseURLEnv) == "" {
-		return nil
+		return "", nil
 	}
-	_, err := approval.BaseURLFromEnv()
-	return err
+	return approval.BaseURLFromEnv()
 }
 
 // linkBase is the base URL of every link, trigger and approval alike. The
@@ -50,21 +50,16 @@ func checkPublicBase() error {
 // the receiver, the address a sender or a person elsewhere can reach — and
 // the receiver's own address otherwise.
 func linkBase(ctx context.Context, store *watch.Store) (string, error) {
-	public := os.Getenv(approval.BaseURLEnv) != ""
-	var base string
-	var err error
-	if public {
-		// Checked first: a malformed URL is refused before anything starts.
-		if base, err = approval.BaseURLFromEnv(); err != nil {
-			return "", err
-		}
+	public, err := publicBase()
+	if err != nil {
+		return "", err
 	}
 	local, err := receiver.Ensure(ctx, store)
 	if err != nil {
 		return "", err
 	}
-	if public {
-		return base, nil
+	if public != "" {
+		return public, nil
 	}
 	return local, nil
 }

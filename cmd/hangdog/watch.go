@@ -184,7 +184,7 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 				q.MaxHits = &maxHits
 			}
 			if strings.EqualFold(q.Kind, watch.KindWebhook) {
-				if err := checkPublicBase(); err != nil {
+				if _, err := publicBase(); err != nil {
 					return err // before anything is created: the link would be unusable
 				}
 			}
