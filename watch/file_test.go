@@ -228,7 +228,7 @@ func TestFileRunnerPollsWithoutInotify(t *testing.T) {
 // A file written in place in pieces (truncated, then written a line at a
 // time, as a shell's `>` or a log does) fires once, on the whole text: a
 // check run on the first inotify event would read it empty or half written.
-// The pauses between pieces are below writeSettle; before the settling,
+// The pauses between pieces are well below writeSettle; before the settling,
 // this fired on the empty file (seen in CI as a condition judged on
 // nothing).
 func TestFileRunnerWaitsForAWriteInPiecesToSettle(t *testing.T) {
@@ -241,7 +241,7 @@ func TestFileRunnerWaitsForAWriteInPiecesToSettle(t *testing.T) {
 	}
 	lines := []string{"build: failed\n", "ld: undefined reference to main\n", "exit 1\n"}
 	for _, l := range lines {
-		time.Sleep(writeSettle / 3)
+		time.Sleep(writeSettle / 10) // far below it even on a loaded machine
 		if _, err := f.WriteString(l); err != nil {
 			t.Fatal(err)
 		}
