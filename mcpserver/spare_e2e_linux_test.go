@@ -135,7 +135,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 	running := theSpare(t, server)
 	slow := make(chan error, 1)
 	go func() {
-		res, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 1.5"}})
+		res, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 3"}})
 		if err == nil && res.IsError {
 			err = errors.New("the call's result is an error")
 		}
@@ -148,7 +148,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 		}
 	}
 	if err := <-slow; err != nil {
-		t.Fatalf("sleep 1.5: %v", err)
+		t.Fatalf("sleep 3: %v", err)
 	}
 
 	// A spare that died is not used: the call starts a supervisor of its
