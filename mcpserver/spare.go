@@ -14,7 +14,7 @@ import (
 // start (about 3 ms here, a third of a quick call). It is started when the
 // session starts and again once the reply to the call that took it is
 // written: started while that call runs, its start-up competed with the
-// call for the CPU (1.5 ms of a 8 ms call on two cores).
+// call for the CPU on two cores (7-10 % of a call, README).
 //
 // It is the server's own child, started as a call would start one: same
 // process, cgroup, limits and priority. Its environment is the server's;

@@ -99,7 +99,8 @@ func gone(pid int) bool {
 // own environment (the server's variables, the session's BASH_ENV that
 // carries the cwd, the agent profile), and the next spare is started once
 // the call's reply is out — not while the call runs, where its start-up
-// would compete with the call for the CPU. A spare is no task: nothing is registered for it. One that died is
+// would compete with the call for the CPU. A spare is no task: nothing is
+// registered for it. One that died is
 // passed over. When the session ends, or the server is killed, no spare is
 // left behind.
 func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
