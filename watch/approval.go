@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Approval watchers: a person decides, on a small page behind the link
@@ -270,7 +270,7 @@ func (s *Store) Decide(token, choice, comment string, now time.Time) (*Decision,
 		if err != nil {
 			return fmt.Errorf("encode the decision: %w", err)
 		}
-		if err := bgtasks.WriteFileDurable(filepath.Join(s.Inbox(spec.ID), decisionFile), append(b, '\n')); err != nil {
+		if err := safefile.WriteDurable(filepath.Join(s.Inbox(spec.ID), decisionFile), append(b, '\n')); err != nil {
 			return fmt.Errorf("watcher %s: store the decision: %w", spec.ID, err)
 		}
 		out = d

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Link kinds: watchers that are not polled but called in through hangdog's
@@ -116,7 +117,7 @@ func (s *Store) LinkToken(id, owner string) (string, error) {
 // writeLinkToken stores a new watcher's token before its spec is written
 // (a listed link watcher always has its token).
 func (s *Store) writeLinkToken(id, token string) error {
-	return bgtasks.WriteFileAtomic(filepath.Join(s.watcherDir(id), linkTokenFile), []byte(token+"\n"))
+	return safefile.Write(filepath.Join(s.watcherDir(id), linkTokenFile), []byte(token+"\n"))
 }
 
 // Inbox is the directory where the receiver stores what arrived for a link

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/internal/webhooksig"
 )
 
@@ -218,7 +218,7 @@ func (s *Store) createWebhook(spec *Spec, q *Request) (*Created, error) {
 			return err
 		}
 		if secret != "" {
-			return bgtasks.WriteFileAtomic(filepath.Join(s.watcherDir(id), linkSecretFile), []byte(secret+"\n"))
+			return safefile.Write(filepath.Join(s.watcherDir(id), linkSecretFile), []byte(secret+"\n"))
 		}
 		return nil
 	})
