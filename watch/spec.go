@@ -50,46 +50,42 @@ const (
 	CheckStatus   = "status"
 )
 
-// Limits. Network sources are somebody else's server: a floor of a minute;
-// local ones cost a stat or a read.
+// Limits of a request. Network sources are somebody else's server: a floor
+// of a minute by default (watchers.networkIntervalFloorSec); local ones
+// cost a stat or a read. The tunable limits and their defaults are the
+// watchers.* settings' (Limits, DefaultLimits).
 const (
-	NetworkIntervalFloor = 60 * time.Second
-	LocalIntervalFloor   = 1 * time.Second
+	LocalIntervalFloor = 1 * time.Second
 
-	DefaultMaxFires        = 20
-	MaxMaxFires            = 100
-	MaxActivePerOwner      = 10
-	DefaultMaxWakesPerHour = 12
-	DefaultGraceChecks     = 5 // unreachable checks in a row before the one notice and pause
-	DefaultMaxErrors       = 3 // 404s, missing paths… in a row before an auto-pause
-	// DefaultJudgeFailures: failed asks of the decision model in a row on
-	// one match before it fires anyway, marked not checked.
-	DefaultJudgeFailures  = 3
+	MaxMaxFires           = 100
 	DefaultCommandTimeout = 30 * time.Second
 )
 
 // Limits are the user-tunable limits, from the watchers.* settings. The
-// watch package does not read settings itself: the front ends (watch
-// create, the MCP tools) load them where they run and put them in the
-// Store. A watcher's spec keeps what applied at create, so its runner
-// (__watch), started later in another environment, behaves as created.
+// watch package does not load settings itself: the watcher service
+// (watchctl) loads them where the caller runs and puts them in the Store.
+// A watcher's spec keeps what applied at create, so its runner (__watch),
+// started later in another environment, behaves as created.
 type Limits struct {
 	MaxActivePerOwner    int           // watchers.maxActivePerOwner
 	MaxFires             int           // watchers.maxFires: the budget when a request gives none
 	MaxWakesPerHour      int           // watchers.maxWakesPerHour: the default when a request gives none
-	GraceChecks          int           // watchers.graceChecks
-	MaxErrors            int           // watchers.maxErrors
-	JudgeFailures        int           // watchers.judgeFailures
+	GraceChecks          int           // watchers.graceChecks: unreachable checks in a row before the one notice and pause
+	MaxErrors            int           // watchers.maxErrors: failed checks (404s, missing paths…) in a row before a pause
+	JudgeFailures        int           // watchers.judgeFailures: failed asks of the decision model on one match before it fires unchecked
 	NetworkIntervalFloor time.Duration // watchers.networkIntervalFloorSec
 }
 
-// DefaultLimits are the built-in values, the same as the settings'
-// defaults.
-func DefaultLimits() Limits {
+// DefaultLimits are the built-in values: the watchers.* settings' defaults,
+// read from the settings table (stated there once).
+func DefaultLimits() Limits { return limitsOf(settings.DefaultWatchers()) }
+
+// limitsOf converts the settings' group, as it is.
+func limitsOf(w settings.Watchers) Limits {
 	return Limits{
-		MaxActivePerOwner: MaxActivePerOwner, MaxFires: DefaultMaxFires, MaxWakesPerHour: DefaultMaxWakesPerHour,
-		GraceChecks: DefaultGraceChecks, MaxErrors: DefaultMaxErrors, JudgeFailures: DefaultJudgeFailures,
-		NetworkIntervalFloor: NetworkIntervalFloor,
+		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
+		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors, JudgeFailures: w.JudgeFailures,
+		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
 	}
 }
 
@@ -134,7 +130,7 @@ type Spec struct {
 	MaxErrors       int           `json:"max_errors"`
 	// JudgeFailures: failed asks of the decision model in a row on one
 	// match before it fires unchecked (0 in a spec written before the
-	// setting: DefaultJudgeFailures).
+	// setting: watchers.judgeFailures).
 	JudgeFailures int `json:"judge_failures,omitempty"`
 
 	// Link: set for the kinds called in through the receiver (webhook,
@@ -412,10 +408,4 @@ func validCheck(s *Spec) error {
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // LimitsFrom turns the watchers.* settings into Limits.
-func LimitsFrom(w settings.Watchers) Limits {
-	return Limits{
-		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
-		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors, JudgeFailures: w.JudgeFailures,
-		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
-	}.orDefaults()
-}
+func LimitsFrom(w settings.Watchers) Limits { return limitsOf(w).orDefaults() }

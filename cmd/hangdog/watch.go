@@ -20,6 +20,7 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/watch"
@@ -224,8 +225,8 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 	f.DurationVar(&timeout, "timeout", 0, "command: how long a run may take (default 30s)")
 	f.StringVar(&q.ExpiresAt, "expires", "", "ISO-8601 time with a zone after which the watcher stops, e.g. 2026-12-01T18:00:00Z")
 	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
-	f.IntVar(&maxFires, "max-fires", watch.DefaultMaxFires, "fires before the watcher pauses, 1-100")
-	f.IntVar(&maxWakes, "max-wakes-per-hour", watch.DefaultMaxWakesPerHour, "more fires than this within an hour pause the watcher")
+	f.IntVar(&maxFires, "max-fires", settings.DefaultWatchers().MaxFires, "fires before the watcher pauses, 1-100")
+	f.IntVar(&maxWakes, "max-wakes-per-hour", settings.DefaultWatchers().MaxWakesPerHour, "more fires than this within an hour pause the watcher")
 	f.StringVar(&q.Signature, "signature", "", "webhook: github, standard_webhooks or hmac_sha256 (default: unsigned, the URL is the secret)")
 	f.StringVar(&q.SecretEnv, "secret-env", "", "webhook: the environment variable holding the signing secret")
 	f.StringVar(&q.SecretFile, "secret-file", "", "webhook: a private file (mode 600) holding the signing secret")
