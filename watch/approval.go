@@ -144,7 +144,7 @@ func (s *Store) CreateApproval(q *ApprovalRequest, owner, project string) (*Watc
 	spec := &Spec{
 		Kind: KindApproval, Target: "approval page", Check: CheckChanged, Interval: approvalInterval,
 		ExpiresAt: &exp, MaxFires: 1, MaxWakesPerHour: 1, GraceChecks: lim.GraceChecks, MaxErrors: lim.MaxErrors,
-		Link: &Link{TokenHash: LinkTokenHash(token)}, Approval: a,
+		Link: &LinkSpec{TokenHash: LinkTokenHash(token)}, Approval: a,
 		Owner: owner, Project: project, Created: now,
 	}
 	st := &State{Baselined: true, Value: "waiting for a decision"}

@@ -23,12 +23,12 @@ const (
 	KindApproval = "approval" // an approval link: a person decides on a page
 )
 
-// Link is what a link watcher's spec keeps of its URL. The token itself is
+// LinkSpec is what a link watcher's spec keeps of its URL. The token itself is
 // never in the spec (specs are listed and shown to models): it is in
 // <id>/link.token, 0600, read only to build the URL for the person and to
 // answer `hangdog watch secret`. The receiver finds a watcher by the
 // token's hash.
-type Link struct {
+type LinkSpec struct {
 	TokenHash string `json:"token_hash"`
 
 	// A trigger link's limits (kind webhook; see webhook.go). Signature is

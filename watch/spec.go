@@ -135,7 +135,7 @@ type Spec struct {
 
 	// Link: set for the kinds called in through the receiver (webhook,
 	// approval); see link.go.
-	Link *Link `json:"link,omitempty"`
+	Link *LinkSpec `json:"link,omitempty"`
 	// Approval: what an approval watcher asks a person; see approval.go.
 	Approval *Approval `json:"approval,omitempty"`
 
