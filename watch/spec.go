@@ -5,17 +5,21 @@
 // AcceptDelivery stores in the watcher's inbox), the deterministic checks
 // run on a change, the limits (interval floors, expiry, cooldown, fire
 // budgets, wakes per hour, per-owner caps; a trigger link's max_hits and
-// rate), each watcher's durable state under <home>/watchers/<id>/ and the
-// loop a watcher's background task runs (Runner). Fires and pauses become
+// rate), each watcher's durable state under <home>/watchers/<id>/, the
+// watcher's policy as pure steps (step.go: Step, StepLimits, StepVerdict,
+// StepDelivered) and the loop a watcher's background task runs (Runner),
+// which does the steps' I/O. Fires and pauses become
 // events in the registry's event log, so they reach consumers exactly as
 // task events do. A watcher's natural-language condition is asked of the
 // remote decision model (judge.go: Judge, JudgeFor) only after its check
 // fired, the match kept in the state until the model settles it. The HTTP
-// side of links is package receiver's.
+// side of links is package receiver's; their lifecycle, the runner's
+// task and the link base are the watcher service's (watchctl), which
+// every front end goes through.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
-// runner) and the MCP server: the http and rss kinds need net/http and an
-// XML parser, which `hangdog run` must not pay for.
+// runner), the MCP server and the shell: the http and rss kinds need
+// net/http and an XML parser, which `hangdog run` must not pay for.
 package watch
 
 import (

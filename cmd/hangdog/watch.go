@@ -86,8 +86,10 @@ prints what it read. Each fire is one event in the event log (` + "`hangdog even
 delivered once to each consumer: an MCP session's next tool result,
 ` + "`hangdog events --consumer`" + `, ` + "`hangdog wake`" + `.
 
-The owner is $HANGDOG_SESSION (none if unset); only the owner sees, pauses,
-resumes or deletes a watcher — to anyone else it does not exist.`,
+The owner is $HANGDOG_SESSION (none if unset); to another session (an agent)
+a watcher it does not own does not exist. You, at a terminal and outside any
+hangdog task, may show, pause, resume and remove any watcher ` + "`watch ls --all`" + `
+lists.`,
 	}
 	cmd.AddCommand(newWatchCreateCmd(), newWatchLsCmd(), newWatchShowCmd(),
 		newWatchPauseCmd(), newWatchResumeCmd(), newWatchRmCmd(), newWatchSecretCmd())
