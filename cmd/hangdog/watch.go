@@ -254,34 +254,17 @@ func printCreatedJSON(cmd *cobra.Command, out map[string]any, taskErr error) err
 	return nil
 }
 
-// startBackgroundTask starts argv as a background task, as `bg run` does,
-// and returns its id once the command runs. hangdog-full's libraries query
-// a terminal for its colours at start-up and wait seconds for an answer a
-// task's PTY never gives, so it runs with TERM=dumb.
+// startBackgroundTask starts argv as a background task of the caller's
+// session, as `bg run` does, and returns its id once the command runs.
+// hangdog-full's libraries query a terminal for its colours at start-up
+// and wait seconds for an answer a task's PTY never gives, so it runs
+// with TERM=dumb.
 func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (string, error) {
-	pending, err := prestart()
+	owner, err := callerSession("")
 	if err != nil {
 		return "", err
 	}
-	spec, err := buildSpec(append([]string{"env", "TERM=dumb"}, argv...), taskFlags{}, bgtasks.Background)
-	if err != nil {
-		pending.Cancel()
-		return "", err
-	}
-	spec.QuietEnd = quietEnd
-	link, err := pending.Start(reg, spec)
-	if err != nil {
-		return "", err
-	}
-	defer link.Close()
-	ev, err := link.Next()
-	if err != nil {
-		return "", fmt.Errorf("task %s: %w", link.TaskID, err)
-	}
-	if ev.Kind == taskctl.EventFailed {
-		return "", fmt.Errorf("task %s could not start: %s", link.TaskID, ev.Message)
-	}
-	return link.TaskID, nil
+	return taskctl.StartBackground(reg, taskctl.Request{Argv: append([]string{"env", "TERM=dumb"}, argv...), Owner: owner}, quietEnd)
 }
 
 // taskDidNotStart is create's error for a watcher kept without its task.

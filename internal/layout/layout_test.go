@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -122,29 +121,9 @@ var taskFiles = []string{"output.log", "sock", "supervisor.log", "result.json", 
 // (whole, or as a path's last element) in every Go file outside bgtasks,
 // tests included.
 func TestTaskFileNamesOnlyInBgtasks(t *testing.T) {
-	dir := root(t)
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			if rel == "bgtasks" || rel == "internal/layout" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+	goFiles(t, true, func(pkg string, fset *token.FileSet, f *ast.File) {
+		if pkg == "bgtasks" || pkg == "internal/layout" {
+			return
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
@@ -162,17 +141,13 @@ func TestTaskFileNamesOnlyInBgtasks(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
-// goFiles parses every non-test Go file of the module outside hidden
-// directories and calls fn with its package directory (relative to the
-// module root) and its syntax.
-func goFiles(t *testing.T, fn func(pkg string, fset *token.FileSet, f *ast.File)) {
+// goFiles parses every Go file of the module outside hidden directories
+// (tests only with tests) and calls fn with its package directory
+// (relative to the module root) and its syntax.
+func goFiles(t *testing.T, tests bool, fn func(pkg string, fset *token.FileSet, f *ast.File)) {
 	t.Helper()
 	dir := root(t)
 	fset := token.NewFileSet()
@@ -182,12 +157,12 @@ func goFiles(t *testing.T, fn func(pkg string, fset *token.FileSet, f *ast.File)
 		}
 		rel, _ := filepath.Rel(dir, path)
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || !tests && strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -227,7 +202,7 @@ func imports(f *ast.File) map[string]string {
 // over. The receiver is started, and $HANGDOG_RECEIVER_URL read, by
 // watchctl alone: every link gets its base there.
 func TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase(t *testing.T) {
-	goFiles(t, func(pkg string, fset *token.FileSet, f *ast.File) {
+	goFiles(t, false, func(pkg string, fset *token.FileSet, f *ast.File) {
 		if pkg == "watchctl" || pkg == "internal/hiddenarg" {
 			return
 		}
@@ -280,7 +255,7 @@ func TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase(t *testing.T) {
 // another package points one at something of its own, as a global set
 // from an init once stood in for a watcher service.
 func TestNoPackageVariableAssignedFromOutside(t *testing.T) {
-	goFiles(t, func(pkg string, fset *token.FileSet, f *ast.File) {
+	goFiles(t, false, func(pkg string, fset *token.FileSet, f *ast.File) {
 		names := imports(f)
 		check := func(lhs ast.Expr) {
 			sel, ok := lhs.(*ast.SelectorExpr)
