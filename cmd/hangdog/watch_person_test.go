@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 )
@@ -71,5 +72,45 @@ func TestWatchPersonAtTerminalManagesAnyWatcher(t *testing.T) {
 	}
 	if ls := e.runAtTerminal(person, "watch", "ls", "--all"); strings.Contains(ls.stdout, "w1") {
 		t.Errorf("w1 is still listed:\n%s", ls.stdout)
+	}
+}
+
+// `bg end-session` (a harness's SessionEnd hook) ends the session's
+// watchers as tasks.onSessionEnd says: kill pauses them, saying why, and
+// their runners' tasks end; keep leaves them running. Another session's
+// are untouched.
+func TestEndSessionEndsItsWatchers(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"s1", "s2", "s3"} {
+		if r := e.runEnv([]string{"HANGDOG_SESSION=" + s}, "watch", "create", "--kind", "file", path); r.code != 0 {
+			t.Fatalf("create for %s: %+v", s, r)
+		}
+	}
+	show := func(session, id string) string {
+		t.Helper()
+		return e.runEnv([]string{"HANGDOG_SESSION=" + session}, "watch", "show", id).stdout
+	}
+	r := e.run("bg", "end-session", "--session", "s1")
+	if r.code != 0 || !strings.Contains(r.stdout, "w1 paused") {
+		t.Fatalf("end-session s1: %+v", r)
+	}
+	eventually(t, "s1's watcher to be paused with its reason and its task ended", 20*time.Second, func() bool {
+		out := show("s1", "w1")
+		return strings.Contains(out, "state:     paused (its session s1 ended (tasks.onSessionEnd: kill))")
+	})
+	eventually(t, "s1's runner task to end", 20*time.Second, func() bool {
+		return !strings.Contains(e.runEnv([]string{"HANGDOG_SESSION=s1"}, "bg", "ls").stdout, "running")
+	})
+	if r := e.runEnv([]string{"HANGDOG_TASKS_ONSESSIONEND=keep"}, "bg", "end-session", "--session", "s2"); r.code != 0 || strings.Contains(r.stdout, "paused") {
+		t.Fatalf("end-session s2 under keep: %+v", r)
+	}
+	for _, c := range []struct{ session, id string }{{"s2", "w2"}, {"s3", "w3"}} {
+		if out := show(c.session, c.id); !strings.Contains(out, "state:     active") {
+			t.Errorf("%s of %s after end-session s1 and a kept s2:\n%s", c.id, c.session, out)
+		}
 	}
 }
