@@ -108,9 +108,6 @@ func (s *Service) Warnings() ([]error, error) {
 	return conf.Warnings(), nil
 }
 
-// Registry is the task registry the watchers' tasks and events are in.
-func (s *Service) Registry() *bgtasks.Registry { return s.store.Registry() }
-
 // Store is the watchers' records, for what reads them beside the service
 // (a watcher's details a front end shows: LinkHits).
 func (s *Service) Store() *watch.Store { return s.store }
@@ -146,7 +143,7 @@ type Created struct {
 // Create validates the request, takes the baseline, stores the watcher and
 // starts its task. A trigger link's base is checked before anything is
 // created and made (the receiver started) before its task starts; a link
-// that cannot be made removes the watcher again (ErrNoLink).
+// that cannot be made removes the watcher again: nothing was created.
 func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Created, error) {
 	if strings.EqualFold(strings.TrimSpace(q.Kind), watch.KindWebhook) {
 		if _, err := publicBase(); err != nil {
@@ -180,7 +177,7 @@ func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Crea
 
 // CreateApproval stores an approval link and starts its watcher's task.
 // If the link cannot be made (the receiver does not start, a malformed
-// $HANGDOG_RECEIVER_URL), nothing is created (ErrNoLink).
+// $HANGDOG_RECEIVER_URL), nothing is created.
 func (s *Service) CreateApproval(ctx context.Context, c Caller, q *watch.ApprovalRequest) (*Created, error) {
 	if _, err := publicBase(); err != nil {
 		return nil, err
