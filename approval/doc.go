@@ -4,8 +4,8 @@
 // JavaScript, keyboard and screen-reader usable), its defences (a per-page
 // nonce bound to the token, strict headers, and the refusal of requests
 // from hangdog's own processes and from the agent that asked: the agent
-// cannot decide its own link) and BaseURL, where links point. The
-// receiver (`hangdog serve`) mounts Handler under /approve/.
+// cannot decide its own link). Where links point is the watcher
+// service's (watchctl). The receiver (`hangdog serve`) mounts Handler under /approve/.
 //
 // The peer check needs Linux (/proc); elsewhere requests from this
 // machine are refused and only other machines may decide.

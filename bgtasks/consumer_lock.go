@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // WithConsumer runs fn holding the consumer's own lock, so that processes
@@ -23,9 +25,9 @@ func (r *Registry) WithConsumer(consumer string, fn func() error) error {
 		return fmt.Errorf("lock event consumer %s: %w", consumer, err)
 	}
 	defer f.Close()
-	if err := lockFile(f); err != nil {
+	if err := safefile.Lock(f); err != nil {
 		return fmt.Errorf("lock event consumer %s: %w", consumer, err)
 	}
-	defer unlockFile(f)
+	defer safefile.Unlock(f)
 	return fn()
 }

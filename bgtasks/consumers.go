@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // A consumer is a named reader of the event log (the MCP server, a harness
@@ -53,7 +55,7 @@ func readCursor(path string) (seq int64, ok bool, err error) {
 }
 
 func writeCursor(path string, seq int64) error {
-	return WriteFileAtomic(path, []byte(strconv.FormatInt(seq, 10)+"\n"))
+	return safefile.Write(path, []byte(strconv.FormatInt(seq, 10)+"\n"))
 }
 
 // Undelivered returns the events after the consumer's cursor, oldest first.

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // compactEventsFrom is the size from which the event log is compacted: below
@@ -42,11 +44,11 @@ func (r *Registry) compactEvents(cutoff time.Time) (int, error) {
 		if _, err := f.Seek(cut, io.SeekStart); err != nil {
 			return fmt.Errorf("compact events: %w", err)
 		}
-		tmp, err := createTemp(r.eventsPath())
+		tmp, err := safefile.NewTemp(r.eventsPath())
 		if err != nil {
 			return fmt.Errorf("compact events: %w", err)
 		}
-		if err := commitTempFrom(tmp, r.eventsPath(), f); err != nil {
+		if err := safefile.Commit(tmp, r.eventsPath(), f); err != nil {
 			return fmt.Errorf("compact events: %w", err)
 		}
 		dropped = lines

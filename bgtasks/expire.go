@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Expired is what one PruneExpired removed.
@@ -35,7 +37,7 @@ func (r *Registry) PruneExpired(keep, interval time.Duration) (Expired, error) {
 		return out, fmt.Errorf("open %s: %w", r.pruneStampPath(), err)
 	}
 	defer f.Close()
-	locked, err := tryLock(f)
+	locked, err := safefile.TryLock(f)
 	if err != nil || !locked {
 		return out, err
 	}

@@ -1,6 +1,7 @@
 package bgtasks
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // load reads a task's files as they are, without reconciling.
@@ -147,7 +150,7 @@ func (r *Registry) writeResultLocked(id string, res Result, tmp *os.File) error 
 		return err
 	}
 	if tmp == nil {
-		if tmp, err = createTemp(path); err != nil {
+		if tmp, err = safefile.NewTemp(path); err != nil {
 			return err
 		}
 	} else if err := tmp.Truncate(int64(len(data))); err != nil {
@@ -157,7 +160,7 @@ func (r *Registry) writeResultLocked(id string, res Result, tmp *os.File) error 
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return commitTemp(tmp, path, data)
+	return safefile.Commit(tmp, path, bytes.NewReader(data))
 }
 
 // ResultFile is the file a task's result will be written to, made while the
@@ -178,7 +181,7 @@ func (r *Registry) PrepareResult(id string) (*ResultFile, error) {
 		return nil, err
 	}
 	path := filepath.Join(r.taskDir(id), resultFileName)
-	tmp, err := createTemp(path)
+	tmp, err := safefile.NewTemp(path)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (s *Server) addApprovalTools() error {
 			}
 			out := approveOutput{Result: r.text}
 			if r.approval != nil {
-				out.ID, out.URL = r.approval.Spec.ID, r.approval.URL
+				out.ID, out.URL = r.approval.ID, r.approval.URL
 				out.ExpiresAt = r.approval.ExpiresAt.UTC().Format(time.RFC3339)
 				out.ReachableFromOutside = r.approval.ReachableFromOutside
 			}
@@ -49,10 +49,7 @@ func (s *Server) addApprovalTools() error {
 }
 
 func (s *Server) approveCreate(ctx context.Context, in watch.ApprovalRequest) toolResult {
-	if s.cfg.ApprovalBaseURL == nil {
-		return errorResult("approval links are not available in this server: no receiver is configured")
-	}
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
@@ -62,19 +59,16 @@ func (s *Server) approveCreate(ctx context.Context, in watch.ApprovalRequest) to
 	if p, err := peerproc.Stat(os.Getppid()); err == nil && p.PID > 1 {
 		in.AgentPID, in.AgentStart = p.PID, p.Start
 	}
-	link, err := store.CreateApprovalLink(ctx, &in, s.cfg.Consumer, s.project(), s.cfg.ApprovalBaseURL)
+	c, err := svc.CreateApproval(ctx, s.caller(), &in)
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	task := "its watcher did not start (no starter configured)"
-	if s.cfg.StartWatcher != nil {
-		if _, err := s.cfg.StartWatcher(link.Spec.ID); err != nil {
-			task = fmt.Sprintf("its watcher did not start: %v; watch_resume {\"id\": %q} tries again", err, link.Spec.ID)
-		} else {
-			task = "its watcher is running"
-		}
+	id, link := c.Spec.ID, c.Link
+	task := "its watcher is running"
+	if c.TaskErr != nil {
+		task = fmt.Sprintf("its watcher did not start: %v; watch_resume {\"id\": %q} tries again", c.TaskErr, id)
 	}
 	return toolResult{approval: link, text: fmt.Sprintf("Approval %s: give the person this link: %s\nIt expires %s (%s); %s.\nreachable_from_outside: %v — %s.\nTheir decision comes at the top of a later tool result; watch_delete {\"id\": %q} withdraws the link.",
-		link.Spec.ID, link.URL, link.ExpiresAt.UTC().Format(time.RFC3339), watch.ExpiresIn(link.ExpiresAt, time.Now()), task,
-		link.ReachableFromOutside, link.ReachHint(), link.Spec.ID)}
+		id, link.URL, link.ExpiresAt.UTC().Format(time.RFC3339), watch.ExpiresIn(link.ExpiresAt, time.Now()), task,
+		link.ReachableFromOutside, link.ReachHint(), id)}
 }

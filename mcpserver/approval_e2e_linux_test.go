@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/approval"
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
 // An MCP session asks for an approval; the page refuses the agent (this
@@ -40,7 +42,7 @@ func TestApprovalDecisionReachesOnlyItsSession(t *testing.T) {
 	defer srv.Close()
 	// srv stands for a proxy in front of the receiver: links carry its
 	// address, and the receiver still runs here, behind it.
-	env := []string{approval.BaseURLEnv + "=" + srv.URL, "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"}
+	env := []string{watchctl.ReceiverURLEnv + "=" + srv.URL, "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"}
 	a, b := w.connectWith(env), w.connectWith(env)
 	w.stopReceiverAtEnd()
 
@@ -106,5 +108,54 @@ func TestApprovalDecisionReachesOnlyItsSession(t *testing.T) {
 	}
 	if rb := call(t, b, "watch_list", nil); strings.Contains(rb.notice, "w1") || strings.Contains(rb.text, "w1") {
 		t.Errorf("another session sees the approval: %+v", rb)
+	}
+}
+
+// A session owns what it starts: an approval link made through MCP ends
+// with the session (tasks.onSessionEnd: kill, the default) — its watcher
+// is paused, saying why, and its runner's task ends — instead of serving a
+// page nobody will hear the answer of.
+func TestApprovalLinkEndsWithItsSession(t *testing.T) {
+	w := newWorld(t)
+	env := []string{watchctl.ReceiverURLEnv + "=http://127.0.0.1:9", "HANGDOG_SERVE_ADDRESS=127.0.0.1:0"}
+	a := w.connectWith(env)
+	w.stopReceiverAtEnd()
+	if r := call(t, a, "approve_create", map[string]any{"question": "Ship it?"}); r.isError || !strings.Contains(r.text, "its watcher is running") {
+		t.Fatalf("approve_create: %+v", r)
+	}
+	reg := w.registry()
+	store, err := watch.OpenStore(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watcher := func() *watch.Watcher {
+		t.Helper()
+		ws, err := store.List(bgtasks.Scope{All: true})
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("watchers: %v %v", ws, err)
+		}
+		return ws[0]
+	}
+	taskID := watcher().State.TaskID
+	if taskID == "" {
+		t.Fatalf("the approval's runner has no task: %+v", watcher().State)
+	}
+	waitFor(t, "the runner to start", func() bool {
+		out, _ := w.command("bg", "logs", taskID).Output()
+		return strings.Contains(string(out), "watching")
+	})
+	if err := a.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	waitFor(t, "the runner's task to end with the session", func() bool {
+		task, err := reg.Get(taskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, _ = reg.Reconcile(task)
+		return task.State().Ended()
+	})
+	if st := watcher().State; !st.Paused || !strings.Contains(st.Reason, "session") {
+		t.Fatalf("the approval after its session ended: %+v; want paused, saying its session ended", st)
 	}
 }

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -40,19 +39,6 @@ type Config struct {
 	Structured bool
 	// Version is reported to clients; empty means "dev".
 	Version string
-	// StartWatcher starts the background task that runs watcher id (the
-	// watch_create and watch_resume tools); nil leaves new watchers
-	// stored but not running.
-	StartWatcher func(id string) (taskID string, err error)
-	// WebhookLink makes sure the receiver runs and describes a trigger
-	// link (watch_create with kind webhook): URL, limits, example curl,
-	// reachability — never the signing secret. nil: the link is stored
-	// and the result says to run `hangdog serve`.
-	WebhookLink func(ctx context.Context, watcherID, owner string) (any, error)
-	// ApprovalBaseURL is the base URL approval links point at, starting
-	// the receiver if need be (approval.BaseURL); nil leaves
-	// approve_create unavailable.
-	ApprovalBaseURL func(ctx context.Context) (string, error)
 	// Log receives the server's own problems (stderr for stdio servers);
 	// nil discards them.
 	Log io.Writer

@@ -8,5 +8,8 @@
 // result has been written. It also owns what a session keeps between calls:
 // its shell's cwd (and exports), the supervisor it keeps started for its
 // next bash call (spare.go), and what a cancelled call's command gets
-// (cancel.go: detached when the client gave up waiting, else stopped).
+// (cancel.go: detached when the client gave up waiting, else stopped), and
+// what its end does to the tasks, watchers and links it started
+// (session_end.go). The watch and approve tools present the watcher
+// service (watchctl), as the task tools present taskctl.
 package mcpserver

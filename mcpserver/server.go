@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
 // Server is one MCP session's worth of hangdog: its tools, its consumer
@@ -143,7 +143,7 @@ type toolResult struct {
 	task    *taskOutput
 	tasks   *tasksOutput
 	// approval: approve_create's link, for its structured result.
-	approval *watch.ApprovalLink
+	approval *watchctl.LinkInfo
 }
 
 func errorResult(format string, args ...any) toolResult {

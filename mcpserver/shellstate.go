@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -155,7 +155,7 @@ func (st *shellState) writeEnvFile(user string) error {
 	trap := "{ pwd -P >|\"$__hangdog_cwd\"" + save + "; } 2>/dev/null"
 	fmt.Fprintf(&b, "  trap %s EXIT\nfi\n", taskctl.ShellJoin([]string{trap}))
 	f := filepath.Join(st.dir, "bashenv")
-	if err := bgtasks.WriteFileAtomic(f, []byte(b.String())); err != nil {
+	if err := safefile.Write(f, []byte(b.String())); err != nil {
 		return fmt.Errorf("session shell state: %w", err)
 	}
 	st.envFile, st.envUser = f, user

@@ -7,15 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
-	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
 // Watchers made through MCP belong to this session: its consumer name is
@@ -59,67 +58,47 @@ func watchStructured(r toolResult) watchOutput {
 	return watchOutput{Result: r.text}
 }
 
-func (s *Server) watchStore() (*watch.Store, *toolResult) {
-	st, err := watch.OpenStore(s.reg)
+// watchers opens the watcher service for a call. The watchers.* limits
+// are read at each call, as the other settings are, so a change to the
+// user file applies to the next create or resume; a bad key elsewhere
+// does not disable the watch tools (watchctl.Open keeps going).
+func (s *Server) watchers() (*watchctl.Service, *toolResult) {
+	svc, err := watchctl.Open(s.reg, watchctl.Options{})
 	if err != nil {
 		r := errorResult("%v", err)
 		return nil, &r
 	}
-	// The watchers.* limits, read at each call as the other settings are,
-	// so a change to the user file applies to the next create or resume.
-	// KeepGoing: a bad key elsewhere must not disable the watch tools.
-	wd, _ := os.Getwd()
-	conf, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
-	if err != nil {
-		r := errorResult("%v", err)
-		return nil, &r
-	}
-	st.Limits = watch.LimitsFrom(conf.Watchers())
-	return st, nil
+	return svc, nil
+}
+
+// caller is this session as the watcher service knows it: the owner of
+// what it creates, and never a person, so it sees only its own.
+func (s *Server) caller() watchctl.Caller {
+	return watchctl.Caller{Owner: s.cfg.Consumer, Project: s.project()}
 }
 
 func (s *Server) watchCreate(ctx context.Context, in watch.Request) toolResult {
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
-	c, err := store.Create(ctx, &in, s.cfg.Consumer, s.project())
+	c, err := svc.Create(ctx, s.caller(), &in)
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	task := "its task did not start (no starter configured); watch_resume starts it"
-	if s.cfg.StartWatcher != nil {
-		id, err := s.cfg.StartWatcher(c.Spec.ID)
-		if err != nil {
-			task = fmt.Sprintf("its task did not start: %v; watch_resume {\"id\": %q} tries again", err, c.Spec.ID)
-		} else {
-			task = "running as task " + id
-		}
+	task := "running as task " + c.TaskID
+	if c.TaskErr != nil {
+		task = fmt.Sprintf("its task did not start: %v; watch_resume {\"id\": %q} tries again", c.TaskErr, c.Spec.ID)
 	}
-	if c.Spec.Kind == watch.KindWebhook {
-		return s.webhookCreated(ctx, c, task)
+	if c.Link != nil {
+		return webhookCreated(c, task)
 	}
 	text := fmt.Sprintf("Watcher %s: %s — %s; %s. You will be told at the top of a later tool result when it fires (at most %d times).",
 		c.Spec.ID, c.Spec.Label(), c.Baseline, task, c.Spec.MaxFires)
-	if c.Spec.Condition != "" {
-		text += conditionWarning()
+	if c.ConditionNote != "" {
+		text += "\nWarning: " + c.ConditionNote + "."
 	}
 	return toolResult{text: text}
-}
-
-// conditionWarning says when a watcher's condition will be asked of no
-// model: its runner resolves the model from this server's settings and
-// environment, as the CLI's create warns.
-func conditionWarning() string {
-	wd, _ := os.Getwd()
-	conf, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
-	if err != nil {
-		return ""
-	}
-	if _, note, asks := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv); !asks {
-		return "\nWarning: " + note + "."
-	}
-	return ""
 }
 
 func (s *Server) project() string {
@@ -127,11 +106,11 @@ func (s *Server) project() string {
 }
 
 func (s *Server) watchList(_ context.Context, _ watchListInput) toolResult {
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
-	ws, err := store.List(bgtasks.Scope{Owner: s.cfg.Consumer})
+	ws, err := svc.List(s.caller(), false)
 	if err != nil {
 		return errorResult("%v", err)
 	}
@@ -150,46 +129,34 @@ func (s *Server) watchList(_ context.Context, _ watchListInput) toolResult {
 }
 
 func (s *Server) watchPause(_ context.Context, in watchIDInput) toolResult {
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
-	if err := store.Pause(in.ID, s.cfg.Consumer, "paused by its owner"); err != nil {
+	if _, err := svc.Pause(s.caller(), in.ID, "paused by its owner"); err != nil {
 		return errorResult("%v", err)
 	}
 	return toolResult{text: "Watcher " + in.ID + " paused."}
 }
 
 func (s *Server) watchResume(ctx context.Context, in watchIDInput) toolResult {
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
-	w, err := store.Resume(in.ID, s.cfg.Consumer)
+	w, err := svc.Resume(ctx, s.caller(), in.ID)
 	if err != nil {
 		return errorResult("%v", err)
 	}
-	msg := fmt.Sprintf("Watcher %s resumed (fires used %d of %d).", in.ID, w.State.FiresUsed, w.Spec.MaxFires)
-	if s.cfg.StartWatcher != nil {
-		if _, err := s.cfg.StartWatcher(in.ID); err != nil {
-			return errorResult("watcher %s resumed but its task did not start: %v", in.ID, err)
-		}
-	}
-	if w.Spec.Kind == watch.KindWebhook && s.cfg.WebhookLink != nil {
-		// The receiver may have left while the link was paused.
-		if _, err := s.cfg.WebhookLink(ctx, in.ID, s.cfg.Consumer); err != nil {
-			return errorResult("watcher %s resumed but its link cannot be called yet: %v", in.ID, err)
-		}
-	}
-	return toolResult{text: msg}
+	return toolResult{text: fmt.Sprintf("Watcher %s resumed (fires used %d of %d).", in.ID, w.State.FiresUsed, w.Spec.MaxFires)}
 }
 
 func (s *Server) watchDelete(_ context.Context, in watchIDInput) toolResult {
-	store, bad := s.watchStore()
+	svc, bad := s.watchers()
 	if bad != nil {
 		return *bad
 	}
-	if _, err := store.Delete(in.ID, s.cfg.Consumer); err != nil {
+	if _, err := svc.Delete(s.caller(), in.ID); err != nil {
 		return errorResult("%v", err)
 	}
 	return toolResult{text: "Watcher " + in.ID + " deleted."}
@@ -223,16 +190,9 @@ func watchNotice(e bgtasks.Event) string {
 
 // webhookCreated is watch_create's result for a trigger link: the link as
 // JSON (its signing secret hidden) after a sentence.
-func (s *Server) webhookCreated(ctx context.Context, c *watch.Created, task string) toolResult {
+func webhookCreated(c *watchctl.Created, task string) toolResult {
 	head := fmt.Sprintf("Watcher %s: %s; %s. Each accepted delivery is told at the top of a later tool result (at most %d).", c.Spec.ID, c.Spec.Label(), task, c.Spec.Link.MaxHits)
-	if s.cfg.WebhookLink == nil {
-		return toolResult{text: head + " The receiver was not started here: run `hangdog serve`; `hangdog watch secret " + c.Spec.ID + "` shows the URL to the user."}
-	}
-	link, err := s.cfg.WebhookLink(ctx, c.Spec.ID, s.cfg.Consumer)
-	if err != nil {
-		return errorResult("%s But the link cannot be called yet: %v", head, err)
-	}
-	b, err := json.MarshalIndent(link, "", "  ")
+	b, err := json.MarshalIndent(c.Link, "", "  ")
 	if err != nil {
 		return errorResult("%s But its link could not be described: %v", head, err)
 	}

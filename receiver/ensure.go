@@ -14,8 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -152,22 +151,11 @@ func lockWait(ctx context.Context, path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := safefile.LockContext(ctx, f); err != nil {
+		f.Close()
+		return nil, err
 	}
+	return func() { safefile.Unlock(f); f.Close() }, nil
 }
 
 // tail is a log's last lines, for an error.

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"golang.org/x/sys/unix"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/inotify"
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -76,7 +76,9 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 		return fmt.Errorf("receiver lock: %w", err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if ok, err := safefile.TryLock(lock); err != nil {
+		return fmt.Errorf("receiver lock: %w", err)
+	} else if !ok {
 		if a, rerr := readAddress(dir); rerr == nil {
 			return fmt.Errorf("another hangdog serve (pid %d) already serves this home at %s", a.PID, a.URL)
 		}
@@ -107,7 +109,7 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }() // ends at Shutdown below
 	b, _ := json.MarshalIndent(addr, "", "  ")
-	if err := bgtasks.WriteFileAtomic(filepath.Join(dir, addressFile), append(b, '\n')); err != nil {
+	if err := safefile.Write(filepath.Join(dir, addressFile), append(b, '\n')); err != nil {
 		_ = srv.Close()
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // withFileLock runs fn holding an exclusive flock on the directory of path
@@ -25,15 +25,9 @@ func withFileLock(path string, fn func() error) error {
 		return fmt.Errorf("lock %s for editing: %w", path, err)
 	}
 	defer d.Close()
-	for {
-		err = unix.Flock(int(d.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := safefile.Lock(d); err != nil {
 		return fmt.Errorf("lock %s for editing: %w", path, err)
 	}
-	defer unix.Flock(int(d.Fd()), unix.LOCK_UN)
+	defer safefile.Unlock(d)
 	return fn()
 }

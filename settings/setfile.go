@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // SetInFile validates one value and writes it into a YAML config file,
@@ -187,46 +189,13 @@ func setScalar(n *yaml.Node, spec *KeySpec, val any) {
 	}
 }
 
-// writeFileAtomic replaces path with data via a private temporary file in the
-// same directory and a rename, creating the directory (0700) if needed.
+// writeFileAtomic replaces path with data, durably, via a private
+// temporary file in the same directory and a rename, creating the
+// directory (0700) if needed.
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create a temporary file next to %s: %w", path, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	done = true
-	// Make the rename itself durable; failure here loses nothing already written.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return safefile.WriteDurable(path, data)
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,17 @@ func TestServeAddress(t *testing.T) {
 	// A cloned repository must not open the receiver to the network.
 	if got := (layers{project: "serve:\n  address: 0.0.0.0:17465\n"}).load(t); got.err == nil || !strings.Contains(got.err.Error(), "serve.address: cannot be set in a project file") {
 		t.Errorf("serve.address in a project file: %v", got.err)
+	}
+}
+
+// DefaultWatchers is what Load gives with no file, variable or flag: the
+// table's defaults, read from the one table.
+func TestDefaultWatchersAreTheTablesDefaults(t *testing.T) {
+	st, err := Load(Options{Dir: t.TempDir(), UserFile: filepath.Join(t.TempDir(), "none.yaml"), Env: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DefaultWatchers(); got != st.Watchers() {
+		t.Fatalf("DefaultWatchers() = %+v, Load without settings = %+v", got, st.Watchers())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // maxHistory is how many entries the history keeps, in memory and on disk.
@@ -92,19 +94,10 @@ func (h *history) rewrite() error {
 	if h.path == "" {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".history-*")
-	if err != nil {
+	if err := safefile.Write(h.path, []byte(strings.Join(h.entries, "\n")+"\n")); err != nil {
 		return fmt.Errorf("save history: %w", err)
 	}
-	_, werr := tmp.WriteString(strings.Join(h.entries, "\n") + "\n")
-	cerr := tmp.Close()
-	if werr == nil && cerr == nil {
-		if werr = os.Rename(tmp.Name(), h.path); werr == nil {
-			return nil
-		}
-	}
-	os.Remove(tmp.Name())
-	return fmt.Errorf("save history %s: %w", h.path, errors.Join(werr, cerr))
+	return nil
 }
 
 // prev returns the entry before the one shown, remembering the draft.

@@ -9,27 +9,29 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
-// watchScope is whose watchers the shell shows: the session's when the
-// shell runs inside one ($HANGDOG_SESSION, as `hangdog watch ls` reads it),
-// otherwise every watcher of the home, as /bg lists every task: the person
-// at this terminal is the user the agents' watchers work for.
-func watchScope() bgtasks.Scope {
+// watchCaller is who the shell is to the watcher service: the session
+// when the shell runs inside one ($HANGDOG_SESSION, as `hangdog watch ls`
+// reads it), whose watchers it shows; otherwise the person at this
+// terminal, the user the agents' watchers work for, who sees every
+// watcher of the home, as /bg lists every task.
+func watchCaller() (c watchctl.Caller, all bool) {
 	if s := os.Getenv("HANGDOG_SESSION"); s != "" {
-		return bgtasks.Scope{Owner: s}
+		return watchctl.Caller{Owner: s}, false
 	}
-	return bgtasks.Scope{All: true}
+	return watchctl.Caller{Person: true}, true
 }
 
-// listWatchers reads the watchers from the store; the count of active ones
-// rides on the background poll (activeWatchers).
+// listWatchers reads the watchers through the watcher service; the count
+// of active ones rides on the background poll (activeWatchers).
 func listWatchers(reg *bgtasks.Registry) ([]*watch.Watcher, error) {
-	store, err := watch.OpenStore(reg)
+	svc, err := watchctl.Open(reg, watchctl.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return store.List(watchScope())
+	return svc.List(watchCaller())
 }
 
 // activeWatchers counts the watchers that are not paused, or -1 when the

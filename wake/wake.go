@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // IDsEnv holds the batch's event ids (seq numbers), space-separated, for
@@ -93,7 +94,7 @@ func (w *Worker) writeRecord(r *record) error {
 	if err != nil {
 		return err
 	}
-	return bgtasks.WriteFileAtomic(w.recordPath(), b)
+	return safefile.Write(w.recordPath(), b)
 }
 
 func (w *Worker) settle(last int64) error {

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Approval watchers: a person decides, on a small page behind the link
@@ -145,7 +144,7 @@ func (s *Store) CreateApproval(q *ApprovalRequest, owner, project string) (*Watc
 	spec := &Spec{
 		Kind: KindApproval, Target: "approval page", Check: CheckChanged, Interval: approvalInterval,
 		ExpiresAt: &exp, MaxFires: 1, MaxWakesPerHour: 1, GraceChecks: lim.GraceChecks, MaxErrors: lim.MaxErrors,
-		Link: &Link{TokenHash: LinkTokenHash(token)}, Approval: a,
+		Link: &LinkSpec{TokenHash: LinkTokenHash(token)}, Approval: a,
 		Owner: owner, Project: project, Created: now,
 	}
 	st := &State{Baselined: true, Value: "waiting for a decision"}
@@ -271,7 +270,7 @@ func (s *Store) Decide(token, choice, comment string, now time.Time) (*Decision,
 		if err != nil {
 			return fmt.Errorf("encode the decision: %w", err)
 		}
-		if err := bgtasks.WriteFileDurable(filepath.Join(s.Inbox(spec.ID), decisionFile), append(b, '\n')); err != nil {
+		if err := safefile.WriteDurable(filepath.Join(s.Inbox(spec.ID), decisionFile), append(b, '\n')); err != nil {
 			return fmt.Errorf("watcher %s: store the decision: %w", spec.ID, err)
 		}
 		out = d
@@ -331,38 +330,4 @@ func ExpiresIn(t, now time.Time) string {
 		return fmt.Sprintf("in %dh%02dm", h, m)
 	}
 	return "in " + strconv.Itoa(m) + " min"
-}
-
-// ApprovalLink is a created approval as front ends report it.
-type ApprovalLink struct {
-	*Watcher
-	URL                  string    `json:"url"`
-	ExpiresAt            time.Time `json:"expires_at"`
-	ReachableFromOutside bool      `json:"reachable_from_outside"`
-}
-
-// CreateApprovalLink is CreateApproval plus the link: base gives the
-// receiver's URL (starting it if need be: approval.BaseURL). If there is
-// none, the approval is deleted again and nothing was created.
-func (s *Store) CreateApprovalLink(ctx context.Context, q *ApprovalRequest, owner, project string, base func(context.Context) (string, error)) (*ApprovalLink, error) {
-	w, token, err := s.CreateApproval(q, owner, project)
-	if err != nil {
-		return nil, err
-	}
-	b, err := base(ctx)
-	if err != nil {
-		if _, derr := s.Delete(w.Spec.ID, owner); derr != nil {
-			return nil, fmt.Errorf("%w; and approval %s could not be removed again: %v", err, w.Spec.ID, derr)
-		}
-		return nil, fmt.Errorf("%w; nothing was created", err)
-	}
-	return &ApprovalLink{Watcher: w, URL: ApprovalURL(b, token), ExpiresAt: *w.Spec.ExpiresAt, ReachableFromOutside: ReachableFromOutside(b)}, nil
-}
-
-// ReachHint says what the link's reachability means for the person.
-func (l *ApprovalLink) ReachHint() string {
-	if l.ReachableFromOutside {
-		return "the link's address looks public: it should open from other devices"
-	}
-	return "the link's address is local to this machine (loopback, private or a bare host name): open it in a browser here, or publish the receiver (a tunnel run outside hangdog) to open it elsewhere"
 }

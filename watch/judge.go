@@ -116,5 +116,5 @@ func (sp *Spec) judgeFailures() int {
 	if sp.JudgeFailures > 0 {
 		return sp.JudgeFailures
 	}
-	return DefaultJudgeFailures
+	return DefaultLimits().JudgeFailures
 }

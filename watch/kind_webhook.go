@@ -8,11 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // webhookSource is a trigger link's inbox. Nothing is polled: the receiver
@@ -41,9 +38,6 @@ func (w *webhookSource) Changes(ctx context.Context) (<-chan struct{}, error) {
 	return ch, nil
 }
 
-// hookKey is the dedupe key of the event a delivery makes.
-func hookKey(id, key string) string { return id + ":hook:" + key }
-
 // tickWebhook is Tick for a trigger link. Every delivery the receiver
 // accepted is handled, also after the link expired or was used up (a 202
 // is a promise); then the limits are checked. A delivery leaves the inbox
@@ -62,45 +56,21 @@ func (r *Runner) tickWebhook(ctx context.Context) (stop bool, err error) {
 			stop = true
 			return errSkipWrite
 		}
-		now := r.now()
-		st.Checks++
-		st.LastCheck = &now
-		if oerr != nil {
-			st.LastError = oerr.Error()
-			r.logf("check %d failed: %v", st.Checks, oerr)
-			return nil
-		}
-		st.LastError = ""
-		for _, d := range obs.deliveries {
-			if slices.Contains(st.Keys, d.Key) {
-				continue // handled before a restart; only its file is left
+		var ds []inboxDelivery
+		hits := 0
+		if oerr == nil {
+			ds = obs.deliveries
+			if len(ds) < maxDrain { // the limits apply once the inbox is drained
+				h, err := r.Store.readHook(r.ID)
+				if err != nil {
+					return err
+				}
+				hits = h.Hits
 			}
-			r.applyDelivery(sp, st, d, now)
-			st.Keys = append(st.Keys, d.Key)
 		}
-		if len(st.Keys) > maxKeys {
-			st.Keys = st.Keys[len(st.Keys)-maxKeys:]
-		}
-		if len(obs.deliveries) == maxDrain {
-			return nil // more to drain before the limits apply
-		}
-		h, err := r.Store.readHook(r.ID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt):
-			reason := fmt.Sprintf("expired at %s after %d of %d deliveries", sp.ExpiresAt.Format(time.RFC3339), h.Hits, sp.Link.MaxHits)
-			if h.Hits == 0 {
-				reason = fmt.Sprintf("expired at %s without a delivery", sp.ExpiresAt.Format(time.RFC3339))
-			}
-			r.pauseWith(sp, st, bgtasks.EventWatchExpired, reason, now)
-			st.Expired = true
-			stop = true
-		case h.Hits >= sp.Link.MaxHits:
-			r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("received all %d deliveries (max_hits); the link is closed", sp.Link.MaxHits), now)
-			stop = true
-		}
+		next, out := stepDeliveries(sp, *st, ds, oerr, hits, r.now())
+		r.logOutcome(out)
+		*st, stop = next, out.Stop
 		return nil
 	})
 	if errors.Is(err, errSkipWrite) {
@@ -140,54 +110,4 @@ func (r *Runner) settleInbox(ds []inboxDelivery) error {
 		return nil
 	}
 	return err
-}
-
-// applyDelivery runs the check on one delivery's body and queues its
-// event if it fits. Each delivery is judged on its own, not against the
-// one before: a second failed build is news too, so checks are not
-// edge-triggered here. One that lacks what the check reads (the path, a
-// number) says so once; later misfits are only logged.
-func (r *Runner) applyDelivery(sp *Spec, st *State, d inboxDelivery, now time.Time) {
-	text, decoded := normalise(d.Item.Body, "json")
-	if d.Item.Body == nil {
-		text, decoded = normalise([]byte(d.Item.Text), d.Item.ContentType)
-	}
-	label := fmt.Sprintf("delivery %d", d.Item.Seq)
-	if d.Item.Event != "" {
-		label += " (" + d.Item.Event + ")"
-	}
-	v, err := evaluate(sp, &Observation{Text: text, JSON: decoded}, nil)
-	if err != nil {
-		why := fmt.Sprintf("%s lacks what the check reads (%v)", label, err)
-		if st.MisfitTold {
-			r.logf("check %d: %s; told once already, not reported", st.Checks, why)
-			return
-		}
-		st.MisfitTold = true
-		r.queueDelivery(sp, st, d, why+"; later deliveries that lack it are not reported", text, now)
-		return
-	}
-	if !v.holds {
-		r.logf("check %d: %s does not fit (%s %s: %s)", st.Checks, label, sp.Check, sp.Value, v.value)
-		return
-	}
-	summary := label
-	switch sp.Check {
-	case CheckChanged:
-	default:
-		summary += fmt.Sprintf(": %s %s (%s)", sp.Check, sp.Value, v.value)
-	}
-	r.queueDelivery(sp, st, d, summary, text, now)
-}
-
-// queueDelivery reserves a delivery's event: counted and queued with the
-// delivery's own dedupe key in the state write that records its key.
-func (r *Runner) queueDelivery(sp *Spec, st *State, d inboxDelivery, summary, payload string, now time.Time) {
-	st.FiresUsed++
-	st.LastFire = &now
-	ev := r.event(sp, bgtasks.EventWatchFired, summary)
-	ev.Payload = untrusted(clip(payload, maxPayload))
-	ev.DedupeKey = hookKey(sp.ID, d.Key)
-	st.Pending = append(st.Pending, ev)
-	r.logf("check %d: fired: %s", st.Checks, summary)
 }

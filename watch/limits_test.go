@@ -220,7 +220,7 @@ func TestOwnerOnlyAndPerOwnerCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, "x")
 	var ids []string
-	for range MaxActivePerOwner {
+	for range DefaultLimits().MaxActivePerOwner {
 		ids = append(ids, create(t, s, &Request{Kind: KindFile, Target: path}, "a").Spec.ID)
 	}
 	_, err := s.Create(t.Context(), &Request{Kind: KindFile, Target: path}, "a", "")

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Link kinds: watchers that are not polled but called in through hangdog's
@@ -22,12 +23,12 @@ const (
 	KindApproval = "approval" // an approval link: a person decides on a page
 )
 
-// Link is what a link watcher's spec keeps of its URL. The token itself is
+// LinkSpec is what a link watcher's spec keeps of its URL. The token itself is
 // never in the spec (specs are listed and shown to models): it is in
 // <id>/link.token, 0600, read only to build the URL for the person and to
 // answer `hangdog watch secret`. The receiver finds a watcher by the
 // token's hash.
-type Link struct {
+type LinkSpec struct {
 	TokenHash string `json:"token_hash"`
 
 	// A trigger link's limits (kind webhook; see webhook.go). Signature is
@@ -116,7 +117,7 @@ func (s *Store) LinkToken(id, owner string) (string, error) {
 // writeLinkToken stores a new watcher's token before its spec is written
 // (a listed link watcher always has its token).
 func (s *Store) writeLinkToken(id, token string) error {
-	return bgtasks.WriteFileAtomic(filepath.Join(s.watcherDir(id), linkTokenFile), []byte(token+"\n"))
+	return safefile.Write(filepath.Join(s.watcherDir(id), linkTokenFile), []byte(token+"\n"))
 }
 
 // Inbox is the directory where the receiver stores what arrived for a link

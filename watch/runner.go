@@ -8,14 +8,11 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/jev"
 )
 
@@ -261,7 +258,9 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 			stop = true
 			return errSkipWrite
 		}
-		stop = r.apply(sp, st, obs, oerr)
+		next, out := Step(sp, *st, obs, oerr, r.now())
+		r.logOutcome(out)
+		*st, stop = next, out.Stop
 		judge = st.Judging != nil
 		return nil
 	})
@@ -279,9 +278,8 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 	return stop, errors.Join(err, r.deliverPending())
 }
 
-// limits checks expiry and the fire budget before anything is looked at,
-// pausing the watcher when either is spent, and returns the spec and a
-// copy of the state to observe with.
+// limits applies StepLimits (expiry, the fire budget) before anything is
+// looked at, and returns the spec and a copy of the state to observe with.
 func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
 		spec = sp
@@ -289,26 +287,10 @@ func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 			stop = true
 			return errSkipWrite
 		}
-		now := r.now()
-		if sp.ExpiresAt != nil && !now.Before(*sp.ExpiresAt) && !r.Store.decisionWaiting(sp, st) {
-			if j := st.Judging; j != nil {
-				// Matched before the expiry: news, though unjudged.
-				r.commit(sp, st, j.Summary+"; condition not checked (the watcher expired before the decision model answered): "+clip(sp.Condition, 200), j.Payload, now)
-				st.Judging = nil
-			}
-			how := "without firing"
-			if st.FiresUsed > 0 {
-				how = fmt.Sprintf("after %d fires", st.FiresUsed)
-			}
-			reason := fmt.Sprintf("expired at %s %s", sp.ExpiresAt.Format(time.RFC3339), how)
-			r.pauseWith(sp, st, bgtasks.EventWatchExpired, reason, now)
-			st.Expired = true
-			stop = true
-			return nil
-		}
-		if sp.MaxFires > 0 && st.FiresUsed >= sp.MaxFires {
-			r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("used all %d fires (max_fires)", sp.MaxFires), now)
-			stop = true
+		next, out := StepLimits(sp, *st, r.now(), r.Store.decisionWaiting(sp, st))
+		r.logOutcome(out)
+		if out.Stop {
+			*st, stop = next, true
 			return nil
 		}
 		snap = *st
@@ -321,6 +303,13 @@ func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 		return nil, State{}, true, nil
 	}
 	return spec, snap, stop, err
+}
+
+// logOutcome writes what a step did to the task's log.
+func (r *Runner) logOutcome(out Outcome) {
+	for _, l := range out.Log {
+		r.logf("%s", l)
+	}
 }
 
 // settle asks the decision model about the match waiting in the state and
@@ -362,44 +351,13 @@ func (r *Runner) settle(ctx context.Context) (stop, settled bool, err error) {
 		return true, false, nil // stopping: a cut-off ask is neither an answer nor a failure
 	}
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
-		if st.Judging == nil || st.Judging.Check != j.Check || !st.Judging.Since.Equal(j.Since) {
-			settled = true // settled by someone else meanwhile
-			return errSkipWrite
+		next, out, ok := StepVerdict(sp, *st, j, verdict, jerr, took, r.now())
+		r.logOutcome(out)
+		settled, stop = ok, out.Stop
+		if !ok && !out.Stop {
+			r.awaiting = true // the model failed; the match waits for the next check
 		}
-		if st.Paused { // paused while we asked: the match waits for resume
-			stop = true
-			return errSkipWrite
-		}
-		now := r.now()
-		cond := clip(sp.Condition, 200)
-		switch {
-		case jerr == nil && verdict.Holds:
-			r.logf("check %d: the condition holds (%s, asked in %v)", j.Check, orElse(verdict.Why, "no reason given"), took)
-			r.commit(sp, st, j.Summary+"; condition holds: "+cond, withWhy(j.Payload, verdict.Why), now)
-		case jerr == nil:
-			r.logf("check %d: %s, but the condition does not hold (%s, asked in %v): nothing fired", j.Check, j.Summary, orElse(verdict.Why, "no reason given"), took)
-		case errors.Is(jerr, ErrNotJudged):
-			r.logf("check %d: %v", j.Check, jerr)
-			r.commit(sp, st, j.Summary+"; "+jerr.Error()+"; condition: "+cond, j.Payload, now)
-		default:
-			why := clip(jev.Redact(jerr.Error()), 300)
-			st.Judging.Failures++
-			st.Judging.LastError = why
-			n, limit := st.Judging.Failures, sp.judgeFailures()
-			if n < limit {
-				r.logf("check %d: the decision model failed (%d of %d in a row, after %v): %s; the match waits for the next check", j.Check, n, limit, took, why)
-				r.awaiting = true
-				return nil
-			}
-			r.logf("check %d: the decision model failed %d times in a row (last: %s); firing unchecked", j.Check, n, why)
-			r.commit(sp, st, fmt.Sprintf("%s; condition not checked (the decision model failed %d times: %s): %s", j.Summary, n, clip(why, 200), cond), j.Payload, now)
-		}
-		settled = true
-		st.Judging = nil
-		if j.Terminal && !st.Paused {
-			r.pauseWith(sp, st, bgtasks.EventWatchPaused, "the command reported a terminal outcome", now)
-		}
-		stop = st.Paused
+		*st = next
 		return nil
 	})
 	if errors.Is(err, errSkipWrite) {
@@ -411,226 +369,12 @@ func (r *Runner) settle(ctx context.Context) (stop, settled bool, err error) {
 	return stop, settled, err
 }
 
-// withWhy adds the model's reason to a fire's payload: it is a model's
-// words about untrusted text, so it is shown as untrusted too.
-func withWhy(payload, why string) string {
-	if why == "" {
-		return payload
-	}
-	return "[the decision model's reason: " + why + "]\n" + payload
-}
-
-// apply records an observation in the state and reserves any fire; it
-// reports whether the watcher stopped.
-func (r *Runner) apply(sp *Spec, st *State, obs *Observation, oerr error) bool {
-	now := r.now()
-	st.Checks++
-	st.LastCheck = &now
-	if oerr != nil {
-		// What a source's error quotes (a command's stderr) may hold a
-		// secret: redacted before it is kept, logged or told.
-		why := jev.Redact(oerr.Error())
-		st.LastError = why
-		if errors.Is(oerr, ErrUnreachable) {
-			st.Skipped++
-			st.Unreachable++
-			r.logf("check %d skipped: %s (%d of %d in a row)", st.Checks, why, st.Unreachable, sp.GraceChecks)
-			if st.Unreachable >= sp.GraceChecks {
-				r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("unreachable on %d checks in a row (last: %s)", st.Unreachable, why), now)
-				return true
-			}
-			return false
-		}
-		return r.countError(sp, st, oerr, now)
-	}
-	st.Unreachable, st.Errors, st.LastError = 0, 0, ""
-	if obs.ETag != "" || obs.LastModified != "" || !obs.Quiet {
-		st.ETag, st.LastModified = obs.ETag, obs.LastModified
-	}
-	if obs.Cursor != nil {
-		st.Cursor = obs.Cursor
-	}
-	if !st.Baselined {
-		if obs.Quiet {
-			st.QuietChecks++
-			return false
-		}
-		v, err := baseline(sp, st, obs)
-		if err != nil {
-			return r.countError(sp, st, err, now)
-		}
-		r.logf("check %d: baseline, currently %s", st.Checks, v)
-		return false
-	}
-	if obs.Quiet {
-		st.QuietChecks++
-		r.logf("check %d: quiet%s", st.Checks, suffix(obs.Payload))
-		return false
-	}
-	if sp.Kind == KindApproval {
-		return r.applyDecision(sp, st, obs, now)
-	}
-	if sp.Kind == KindCommand {
-		if !obs.Fire {
-			st.QuietChecks++
-			return false
-		}
-		outcome := "activity"
-		if obs.Terminal {
-			outcome = "terminal"
-		}
-		summary := "command reported " + outcome
-		stop := r.fire(sp, st, match{summary: summary, payload: obs.Payload, text: summary + "\n\n" + obs.Payload, terminal: obs.Terminal}, now)
-		if obs.Terminal && !st.Paused && st.Judging == nil { // a judged match pauses once settled
-			r.pauseWith(sp, st, bgtasks.EventWatchPaused, "the command reported a terminal outcome", now)
-			return true
-		}
-		return stop
-	}
-	h := hashText(obs.Text)
-	if h == st.Hash {
-		st.QuietChecks++
-		r.logf("check %d: unchanged", st.Checks)
-		return false
-	}
-	st.Hash = h
-	v, err := evaluate(sp, obs, st.Keys)
-	if err != nil {
-		return r.countError(sp, st, err, now)
-	}
-	prev := st.Value
-	st.Value = v.value
-	fires := v.holds
-	if edgeTriggered(sp.Check) {
-		fires = v.holds && !st.Holds
-		st.Holds = v.holds
-	}
-	var summary, payload string
-	content := obs.Text // what the condition is asked about, with the summary
-	switch sp.Check {
-	case CheckNew:
-		var lines []string
-		for _, it := range v.fresh {
-			st.Keys = append(st.Keys, it.Key)
-			lines = append(lines, strings.TrimSpace(it.Title+" "+it.Link+" ("+it.Key+")"))
-		}
-		if len(st.Keys) > maxKeys {
-			st.Keys = st.Keys[len(st.Keys)-maxKeys:]
-		}
-		summary = fmt.Sprintf("%d new item(s)", len(v.fresh))
-		payload = strings.Join(lines, "\n")
-		content = payload
-	case CheckChanged:
-		summary = "changed"
-		if sp.Kind == KindProcess {
-			summary = "process is now " + obs.Text
-		}
-		payload = orElse(obs.Payload, clip(obs.Text, maxPayload))
-	default:
-		summary = fmt.Sprintf("%s %s: now %s (was %s)", sp.Check, sp.Value, v.value, orElse(prev, "unknown"))
-		payload = v.value
-	}
-	if !fires {
-		r.logf("check %d: changed, check %s does not fire (%s)", st.Checks, sp.Check, v.value)
-		return false
-	}
-	return r.fire(sp, st, match{summary: summary, payload: payload, text: summary + "\n\n" + content}, now)
-}
-
-// match is what a check that fired found: the event's summary and payload,
-// and the text a condition is asked about.
-type match struct {
-	summary, payload, text string
-	terminal               bool // a command's terminal outcome
-}
-
-func suffix(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + clip(s, 200) + ")"
-}
-
-// countError counts an error toward the auto-pause.
-func (r *Runner) countError(sp *Spec, st *State, err error, now time.Time) bool {
-	why := jev.Redact(err.Error())
-	st.LastError = why
-	st.Errors++
-	r.logf("check %d failed: %s (%d of %d in a row)", st.Checks, why, st.Errors, sp.MaxErrors)
-	if st.Errors >= sp.MaxErrors {
-		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("%d failed checks in a row (last: %s)", st.Errors, why), now)
-		return true
-	}
-	return false
-}
-
-// fire applies cooldown, the hourly cap and the budget; then a watcher
-// with a condition records the match for the decision model (settle asks
-// it, outside this lock), and one without reserves the fire. Either is in
-// the state the caller writes before anything is asked or delivered.
-func (r *Runner) fire(sp *Spec, st *State, m match, now time.Time) bool {
-	if st.LastFire != nil && now.Before(st.LastFire.Add(sp.Cooldown)) {
-		r.logf("check %d: %s, inside the cooldown (until %s): state advanced, nothing fired", st.Checks, m.summary, st.LastFire.Add(sp.Cooldown).UTC().Format(time.RFC3339))
-		return false
-	}
-	st.FireTimes = slices.DeleteFunc(st.FireTimes, func(t time.Time) bool { return now.Sub(t) >= time.Hour })
-	if len(st.FireTimes) >= sp.MaxWakesPerHour {
-		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("more than %d wakes in an hour (max_wakes_per_hour); the last change was not reported", sp.MaxWakesPerHour), now)
-		return true
-	}
-	if sp.MaxFires > 0 && st.FiresUsed >= sp.MaxFires {
-		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("used all %d fires (max_fires)", sp.MaxFires), now)
-		return true
-	}
-	if sp.Condition != "" {
-		// Redacted before it is kept: the payload is redacted again,
-		// harmlessly, when the fire is queued.
-		st.Judging = &Judging{Summary: m.summary, Payload: jev.Redact(m.payload), Text: jev.ConditionText(m.text),
-			Terminal: m.terminal, Check: st.Checks, Since: now}
-		r.logf("check %d: %s; judging the condition", st.Checks, m.summary)
-		return false
-	}
-	return r.commit(sp, st, m.summary, m.payload, now)
-}
-
-// commit reserves a fire: it is counted and queued in the state, which the
-// caller writes before anything is delivered. A spent budget pauses the
-// watcher, unless it is already paused for another reason.
-func (r *Runner) commit(sp *Spec, st *State, summary, payload string, now time.Time) bool {
-	st.FiresUsed++
-	st.FireTimes = append(st.FireTimes, now)
-	st.LastFire = &now
-	ev := r.event(sp, bgtasks.EventWatchFired, summary)
-	ev.Payload = untrusted(payload)
-	ev.DedupeKey = sp.ID + ":fire:" + strconv.Itoa(st.FiresUsed)
-	st.Pending = append(st.Pending, ev)
-	r.logf("check %d: fired (%d of %d): %s", st.Checks, st.FiresUsed, sp.MaxFires, summary)
-	if sp.MaxFires > 0 && st.FiresUsed >= sp.MaxFires && !st.Paused {
-		r.pauseWith(sp, st, bgtasks.EventWatchPaused, fmt.Sprintf("used all %d fires (max_fires)", sp.MaxFires), now)
-		return true
-	}
-	return st.Paused
-}
-
-func (r *Runner) event(sp *Spec, kind, reason string) bgtasks.Event {
-	return bgtasks.Event{Kind: kind, TaskID: sp.ID, Command: sp.Label(), Reason: reason,
-		Owner: sp.Owner, Project: sp.Project, WatcherID: sp.ID}
-}
-
-// pauseWith pauses and queues the one event that says why.
-func (r *Runner) pauseWith(sp *Spec, st *State, kind, reason string, now time.Time) {
-	pause(st, reason, now)
-	ev := r.event(sp, kind, reason)
-	ev.DedupeKey = fmt.Sprintf("%s:%s:%d", sp.ID, kind, now.UnixNano())
-	st.Pending = append(st.Pending, ev)
-	r.logf("paused: %s", reason)
-}
-
 // deliverPending appends queued events to the log, under the watcher's
 // lock so no two processes deliver one. A process that did not queue them
 // itself (a restart after a crash) first looks for their dedupe keys in
-// the log: an event already there was delivered and is only settled. A
-// fire whose append failed is returned (nothing went out).
+// the log: an event already there was delivered and is only settled
+// (ToDeliver). A fire whose append failed is returned (StepDelivered:
+// nothing went out).
 func (r *Runner) deliverPending() error {
 	err := r.Store.update(r.ID, func(sp *Spec, st *State) error {
 		if len(st.Pending) == 0 {
@@ -654,25 +398,19 @@ func (r *Runner) deliverPending() error {
 			}
 			r.recovered = true
 		}
-		for _, ev := range st.Pending {
-			if inLog[ev.DedupeKey] {
-				r.logf("event %s was delivered before a restart", ev.DedupeKey)
-				continue
-			}
+		send, already := ToDeliver(st.Pending, inLog)
+		for _, key := range already {
+			r.logf("event %s was delivered before a restart", key)
+		}
+		failed := map[string]error{}
+		for _, ev := range send {
 			if _, err := r.Store.reg.AppendEvent(ev); err != nil {
-				r.logf("delivery of %s failed: %v", ev.DedupeKey, err)
-				if ev.Kind == bgtasks.EventWatchFired {
-					st.FiresUsed-- // returned: nothing went out
-				}
-				// A delivery whose event did not go out stays in the
-				// inbox and is handled again at the next check.
-				if key, ok := strings.CutPrefix(ev.DedupeKey, sp.ID+":hook:"); ok {
-					st.Keys = slices.DeleteFunc(st.Keys, func(k string) bool { return k == key })
-				}
-				st.LastError = "delivery failed: " + err.Error()
+				failed[ev.DedupeKey] = err
 			}
 		}
-		st.Pending = nil
+		next, out := StepDelivered(sp, *st, failed)
+		r.logOutcome(out)
+		*st = next
 		return nil
 	})
 	if errors.Is(err, errSkipWrite) || errors.Is(err, ErrNotFound) {

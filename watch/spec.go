@@ -5,17 +5,21 @@
 // AcceptDelivery stores in the watcher's inbox), the deterministic checks
 // run on a change, the limits (interval floors, expiry, cooldown, fire
 // budgets, wakes per hour, per-owner caps; a trigger link's max_hits and
-// rate), each watcher's durable state under <home>/watchers/<id>/ and the
-// loop a watcher's background task runs (Runner). Fires and pauses become
+// rate), each watcher's durable state under <home>/watchers/<id>/, the
+// watcher's policy as pure steps (step.go: Step, StepLimits, StepVerdict,
+// StepDelivered) and the loop a watcher's background task runs (Runner),
+// which does the steps' I/O. Fires and pauses become
 // events in the registry's event log, so they reach consumers exactly as
 // task events do. A watcher's natural-language condition is asked of the
 // remote decision model (judge.go: Judge, JudgeFor) only after its check
 // fired, the match kept in the state until the model settles it. The HTTP
-// side of links is package receiver's.
+// side of links is package receiver's; their lifecycle, the runner's
+// task and the link base are the watcher service's (watchctl), which
+// every front end goes through.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch
-// runner) and the MCP server: the http and rss kinds need net/http and an
-// XML parser, which `hangdog run` must not pay for.
+// runner), the MCP server and the shell: the http and rss kinds need
+// net/http and an XML parser, which `hangdog run` must not pay for.
 package watch
 
 import (
@@ -50,46 +54,42 @@ const (
 	CheckStatus   = "status"
 )
 
-// Limits. Network sources are somebody else's server: a floor of a minute;
-// local ones cost a stat or a read.
+// Limits of a request. Network sources are somebody else's server: a floor
+// of a minute by default (watchers.networkIntervalFloorSec); local ones
+// cost a stat or a read. The tunable limits and their defaults are the
+// watchers.* settings' (Limits, DefaultLimits).
 const (
-	NetworkIntervalFloor = 60 * time.Second
-	LocalIntervalFloor   = 1 * time.Second
+	LocalIntervalFloor = 1 * time.Second
 
-	DefaultMaxFires        = 20
-	MaxMaxFires            = 100
-	MaxActivePerOwner      = 10
-	DefaultMaxWakesPerHour = 12
-	DefaultGraceChecks     = 5 // unreachable checks in a row before the one notice and pause
-	DefaultMaxErrors       = 3 // 404s, missing paths… in a row before an auto-pause
-	// DefaultJudgeFailures: failed asks of the decision model in a row on
-	// one match before it fires anyway, marked not checked.
-	DefaultJudgeFailures  = 3
+	MaxMaxFires           = 100
 	DefaultCommandTimeout = 30 * time.Second
 )
 
 // Limits are the user-tunable limits, from the watchers.* settings. The
-// watch package does not read settings itself: the front ends (watch
-// create, the MCP tools) load them where they run and put them in the
-// Store. A watcher's spec keeps what applied at create, so its runner
-// (__watch), started later in another environment, behaves as created.
+// watch package does not load settings itself: the watcher service
+// (watchctl) loads them where the caller runs and puts them in the Store.
+// A watcher's spec keeps what applied at create, so its runner (__watch),
+// started later in another environment, behaves as created.
 type Limits struct {
 	MaxActivePerOwner    int           // watchers.maxActivePerOwner
 	MaxFires             int           // watchers.maxFires: the budget when a request gives none
 	MaxWakesPerHour      int           // watchers.maxWakesPerHour: the default when a request gives none
-	GraceChecks          int           // watchers.graceChecks
-	MaxErrors            int           // watchers.maxErrors
-	JudgeFailures        int           // watchers.judgeFailures
+	GraceChecks          int           // watchers.graceChecks: unreachable checks in a row before the one notice and pause
+	MaxErrors            int           // watchers.maxErrors: failed checks (404s, missing paths…) in a row before a pause
+	JudgeFailures        int           // watchers.judgeFailures: failed asks of the decision model on one match before it fires unchecked
 	NetworkIntervalFloor time.Duration // watchers.networkIntervalFloorSec
 }
 
-// DefaultLimits are the built-in values, the same as the settings'
-// defaults.
-func DefaultLimits() Limits {
+// DefaultLimits are the built-in values: the watchers.* settings' defaults,
+// read from the settings table (stated there once).
+func DefaultLimits() Limits { return limitsOf(settings.DefaultWatchers()) }
+
+// limitsOf converts the settings' group, as it is.
+func limitsOf(w settings.Watchers) Limits {
 	return Limits{
-		MaxActivePerOwner: MaxActivePerOwner, MaxFires: DefaultMaxFires, MaxWakesPerHour: DefaultMaxWakesPerHour,
-		GraceChecks: DefaultGraceChecks, MaxErrors: DefaultMaxErrors, JudgeFailures: DefaultJudgeFailures,
-		NetworkIntervalFloor: NetworkIntervalFloor,
+		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
+		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors, JudgeFailures: w.JudgeFailures,
+		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
 	}
 }
 
@@ -134,12 +134,12 @@ type Spec struct {
 	MaxErrors       int           `json:"max_errors"`
 	// JudgeFailures: failed asks of the decision model in a row on one
 	// match before it fires unchecked (0 in a spec written before the
-	// setting: DefaultJudgeFailures).
+	// setting: watchers.judgeFailures).
 	JudgeFailures int `json:"judge_failures,omitempty"`
 
 	// Link: set for the kinds called in through the receiver (webhook,
 	// approval); see link.go.
-	Link *Link `json:"link,omitempty"`
+	Link *LinkSpec `json:"link,omitempty"`
 	// Approval: what an approval watcher asks a person; see approval.go.
 	Approval *Approval `json:"approval,omitempty"`
 
@@ -412,10 +412,4 @@ func validCheck(s *Spec) error {
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // LimitsFrom turns the watchers.* settings into Limits.
-func LimitsFrom(w settings.Watchers) Limits {
-	return Limits{
-		MaxActivePerOwner: w.MaxActivePerOwner, MaxFires: w.MaxFires, MaxWakesPerHour: w.MaxWakesPerHour,
-		GraceChecks: w.GraceChecks, MaxErrors: w.MaxErrors, JudgeFailures: w.JudgeFailures,
-		NetworkIntervalFloor: time.Duration(w.NetworkIntervalFloorSec * float64(time.Second)),
-	}.orDefaults()
-}
+func LimitsFrom(w settings.Watchers) Limits { return limitsOf(w).orDefaults() }

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // State is what a watcher has learnt and spent, rewritten atomically on
@@ -110,31 +109,12 @@ func ValidID(id string) bool {
 	return err == nil
 }
 
-func withFlock(path string, fn func() error) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open lock %s: %w", path, err)
-	}
-	defer f.Close()
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }()
-	return fn()
-}
-
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return bgtasks.WriteFileAtomic(path, append(b, '\n'))
+	return safefile.Write(path, append(b, '\n'))
 }
 
 func readJSON(path string, v any) error {
@@ -174,7 +154,7 @@ func (s *Store) update(id string, fn func(*Spec, *State) error) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 	}
-	err := withFlock(filepath.Join(dir, "lock"), func() error {
+	err := safefile.WithLock(filepath.Join(dir, "lock"), func() error {
 		spec, st, err := s.load(id)
 		if err != nil {
 			return err
@@ -214,6 +194,16 @@ func (s *Store) Get(id, owner string) (*Watcher, error) {
 	}
 	if spec.Owner != owner {
 		return nil, fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	}
+	return &Watcher{spec, st}, nil
+}
+
+// Lookup returns the watcher whoever owns it, for a caller the owner check
+// does not apply to (a person at a terminal: watchctl.Caller).
+func (s *Store) Lookup(id string) (*Watcher, error) {
+	spec, st, err := s.load(id)
+	if err != nil {
+		return nil, err
 	}
 	return &Watcher{spec, st}, nil
 }
@@ -275,7 +265,7 @@ func (s *Store) add(spec *Spec, st *State) (string, error) { return s.addWith(sp
 // listed watcher is complete; if files fails, the directory goes.
 func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (string, error) {
 	var id string
-	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
+	err := safefile.WithLock(filepath.Join(s.dir, "lock"), func() error {
 		if err := s.capRefusal(spec.Owner); err != nil {
 			return err
 		}
@@ -292,7 +282,7 @@ func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (str
 				return fmt.Errorf("create watcher %s: %w", id, err)
 			}
 		}
-		if err := bgtasks.WriteFileAtomic(filepath.Join(s.dir, "counter"), []byte(strconv.Itoa(n)+"\n")); err != nil {
+		if err := safefile.Write(filepath.Join(s.dir, "counter"), []byte(strconv.Itoa(n)+"\n")); err != nil {
 			return err
 		}
 		spec.ID = id
@@ -331,7 +321,7 @@ func (s *Store) Pause(id, owner, reason string) error {
 // budget is spent, cannot resume (it would pause again at once).
 func (s *Store) Resume(id, owner string) (*Watcher, error) {
 	var w *Watcher
-	err := withFlock(filepath.Join(s.dir, "lock"), func() error {
+	err := safefile.WithLock(filepath.Join(s.dir, "lock"), func() error {
 		return s.owned(id, owner, func(spec *Spec, st *State) error {
 			w = &Watcher{spec, st}
 			if !st.Paused {

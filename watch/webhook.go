@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/internal/webhooksig"
 )
 
@@ -104,7 +104,7 @@ func (q *Request) validateWebhook(s *Spec, lim Limits, now time.Time) (*Spec, er
 		// deterministic ones.
 		return nil, refuse("condition (--condition)", clip(s.Condition, 40), "a webhook's deliveries are checked without a model: use --check status, above, below, contains or matches with --path on the body")
 	}
-	link := &Link{Signature: strings.ToLower(strings.TrimSpace(q.Signature)), MaxHits: DefaultMaxHits, RatePerMin: DefaultRatePerMin}
+	link := &LinkSpec{Signature: strings.ToLower(strings.TrimSpace(q.Signature)), MaxHits: DefaultMaxHits, RatePerMin: DefaultRatePerMin}
 	if link.Signature != "" && !webhooksig.Known(link.Signature) {
 		return nil, refuse("signature (--signature)", q.Signature, "use github, standard_webhooks or hmac_sha256, or leave it out for an unsigned link (the URL is the secret)")
 	}
@@ -218,7 +218,7 @@ func (s *Store) createWebhook(spec *Spec, q *Request) (*Created, error) {
 			return err
 		}
 		if secret != "" {
-			return bgtasks.WriteFileAtomic(filepath.Join(s.watcherDir(id), linkSecretFile), []byte(secret+"\n"))
+			return safefile.Write(filepath.Join(s.watcherDir(id), linkSecretFile), []byte(secret+"\n"))
 		}
 		return nil
 	})

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // Dedupe windows. A delivery with an id of its own (Idempotency-Key,
@@ -99,7 +99,7 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 			if err != nil {
 				return fmt.Errorf("watcher %s: encode its hits: %w", id, err)
 			}
-			return bgtasks.WriteFileDurable(filepath.Join(s.watcherDir(id), hookFile), hb)
+			return safefile.WriteDurable(filepath.Join(s.watcherDir(id), hookFile), hb)
 		}
 		if h.Hits >= sp.Link.MaxHits {
 			if adopted {
@@ -137,7 +137,7 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 		if err != nil {
 			return fmt.Errorf("watcher %s: encode a delivery: %w", id, err)
 		}
-		if err := bgtasks.WriteFileDurable(filepath.Join(s.Inbox(id), inboxName(seq, key)), b); err != nil {
+		if err := safefile.WriteDurable(filepath.Join(s.Inbox(id), inboxName(seq, key)), b); err != nil {
 			return err
 		}
 		h.Hits = seq

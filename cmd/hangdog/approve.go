@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
 // `hangdog approve create`: an approval link, full build only (it links
@@ -48,7 +48,7 @@ func newApproveCreateCmd() *cobra.Command {
 link, when it expires and whether it can be opened from another machine
 (false for loopback, private addresses and bare host names: then the person
 opens it on this machine). The page is served by the receiver, ` + "`hangdog serve`" + `,
-started here if it is not running; with $` + approval.BaseURLEnv + ` set (a proxy or
+started here if it is not running; with $` + watchctl.ReceiverURLEnv + ` set (a proxy or
 tunnel in front of it), links carry that base URL instead.
 
 --details FILE is plain text shown under the question (- reads stdin; at most
@@ -66,28 +66,26 @@ tunnel in front of it), links carry that base URL instead.
 				}
 				q.Details = string(b)
 			}
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, project := watchCaller()
-			link, err := store.CreateApprovalLink(cmd.Context(), &q, owner, project, approval.BaseURL)
+			c, err := svc.CreateApproval(cmd.Context(), cliCaller(), &q)
 			if err != nil {
 				return err
 			}
-			id := link.Spec.ID
-			taskID, terr := startWatcherTask(store, id)
+			id, link := c.Spec.ID, c.Link
 			if asJSON {
 				return printCreatedJSON(cmd, map[string]any{"id": id, "url": link.URL, "expires_at": link.ExpiresAt.UTC().Format(time.RFC3339),
-					"reachable_from_outside": link.ReachableFromOutside, "task_id": taskID,
-					"question": link.Spec.Approval.Question, "options": link.Spec.Approval.Options}, terr)
+					"reachable_from_outside": link.ReachableFromOutside, "task_id": c.TaskID,
+					"question": link.Question, "options": link.Options}, c.TaskErr)
 			}
-			if terr != nil {
-				return fmt.Errorf("approval %s created (%s) but its task did not start: %w; `hangdog watch resume %s` tries again", id, link.URL, terr, id)
+			if c.TaskErr != nil {
+				return fmt.Errorf("approval %s created (%s) but its task did not start: %w; `hangdog watch resume %s` tries again", id, link.URL, c.TaskErr, id)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %s\n", id, link.URL)
-			fmt.Fprintf(w, "expires %s (%s); task %s\n", link.ExpiresAt.Local().Format(time.RFC3339), watch.ExpiresIn(link.ExpiresAt, time.Now()), taskID)
+			fmt.Fprintf(w, "expires %s (%s); task %s\n", link.ExpiresAt.Local().Format(time.RFC3339), watch.ExpiresIn(link.ExpiresAt, time.Now()), c.TaskID)
 			fmt.Fprintf(w, "reachable from outside: %v: %s\n", link.ReachableFromOutside, link.ReachHint())
 			return nil
 		},

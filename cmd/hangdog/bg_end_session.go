@@ -19,14 +19,15 @@ func newBgEndSessionCmd() *cobra.Command {
 	var grace time.Duration
 	cmd := &cobra.Command{
 		Use:   "end-session",
-		Short: "Say a session has ended: its running tasks are killed or kept, as tasks.onSessionEnd says",
+		Short: "Say a session has ended: its running tasks and watchers are ended or kept, as tasks.onSessionEnd says",
 		Long: `Tell hangdog that a session (--session, $HANGDOG_SESSION) has ended, for a
 harness's end-of-session hook (Claude Code's SessionEnd). With
 tasks.onSessionEnd: kill (the default) every task of that session still
 running is stopped with everything it started — SIGTERM, then SIGKILL after
---grace — so no dev server or watcher an agent left behind runs on with nobody
-to stop it; with keep they run on. The MCP server does the same by itself when
-its client goes away. Prints the tasks it stopped.`,
+--grace — and every active watcher and link it made is paused, saying why, so
+no dev server, watcher or approval page an agent left behind runs on with
+nobody to hear of it; with keep they run on. The MCP server does the same by
+itself when its client goes away. Prints what it stopped.`,
 		Example: `  hangdog bg end-session --session claude-4f1c
   HANGDOG_SESSION=build-42 hangdog bg end-session`,
 		Args: cobra.NoArgs,
@@ -48,6 +49,11 @@ its client goes away. Prints the tasks it stopped.`,
 			}
 			reg, err := openRegistry()
 			if err != nil {
+				return err
+			}
+			// Its watchers and links first, as the MCP server does: paused
+			// saying why, their runners end by themselves.
+			if err := endSessionWatchers(cmd, reg, name, st.OnSessionEnd()); err != nil {
 				return err
 			}
 			killed, err := taskctl.EndSession(cmd.Context(), reg, name, st.OnSessionEnd(), grace)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/mcpserver"
-	"github.com/hangdog/hangdog/watch"
 )
 
 func init() { registerCommand(newMCPCmd) }
@@ -63,26 +60,13 @@ every result.`,
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
-				Registry: reg,
-				Consumer: consumer,
-				StartWatcher: func(id string) (string, error) {
-					store, err := watch.OpenStore(reg)
-					if err != nil {
-						return "", err
-					}
-					return startWatcherTask(store, id)
-				},
-				WebhookLink: func(ctx context.Context, id, owner string) (any, error) {
-					return mcpWebhookLink(ctx, reg, id, owner)
-				},
-				// Read at each call: the receiver's address is decided
-				// when a link is made (approval.BaseURL).
-				ApprovalBaseURL: func(ctx context.Context) (string, error) { return approval.BaseURL(ctx) },
-				MaxWait:         maxWait,
-				OutputLimit:     outputLimit,
-				CarryExports:    carryExports,
-				Structured:      structured,
-				Log:             os.Stderr,
+				Registry:     reg,
+				Consumer:     consumer,
+				MaxWait:      maxWait,
+				OutputLimit:  outputLimit,
+				CarryExports: carryExports,
+				Structured:   structured,
+				Log:          os.Stderr,
 			})
 			if err != nil {
 				return err

@@ -15,12 +15,16 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
 // The watch commands and the hidden __watch runner live in the full build
@@ -39,34 +43,36 @@ func watchCaller() (owner, project string) {
 	return os.Getenv(sessionEnv), bgtasks.ProjectOf(cwd)
 }
 
-func openWatchStore() (*watch.Store, error) {
-	store, _, err := openWatchStoreSettings()
-	return store, err
+// cliCaller is who runs this watch command: its session and project, and
+// whether a person runs it — at a terminal and outside any hangdog task.
+// An agent's command runs inside a task (an MCP session's bash tool, even
+// on a PTY) or without a terminal (a harness's own shell tool), so the
+// owner check still keeps one agent from another's watchers.
+func cliCaller() watchctl.Caller {
+	owner, project := watchCaller()
+	person := os.Getenv(proto.TaskIDEnv) == "" && term.IsTerminal(int(os.Stdin.Fd()))
+	return watchctl.Caller{Owner: owner, Project: project, Person: person}
 }
 
-// openWatchStoreSettings is openWatchStore and the settings it applied.
-func openWatchStoreSettings() (*watch.Store, *settings.Settings, error) {
+// openWatchers opens the watcher service with this directory's settings,
+// saying what in them was left out.
+func openWatchers() (*watchctl.Service, error) {
 	reg, err := openRegistry()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	store, err := watch.OpenStore(reg)
+	svc, err := watchctl.Open(reg, watchctl.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	// The watchers.* limits; KeepGoing as the run paths do, so a bad key in
-	// a cloned repository's file does not stop every watch command (the
-	// rest apply, and a user-only key there is left out).
-	wd, _ := os.Getwd()
-	st, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
+	warnings, err := svc.Warnings()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for _, w := range st.Warnings() {
+	for _, w := range warnings {
 		fmt.Fprintf(os.Stderr, "hangdog: warning: %v\n", w)
 	}
-	store.Limits = watch.LimitsFrom(st.Watchers())
-	return store, st, nil
+	return svc, nil
 }
 
 func newWatchCmd() *cobra.Command {
@@ -80,8 +86,10 @@ prints what it read. Each fire is one event in the event log (` + "`hangdog even
 delivered once to each consumer: an MCP session's next tool result,
 ` + "`hangdog events --consumer`" + `, ` + "`hangdog wake`" + `.
 
-The owner is $HANGDOG_SESSION (none if unset); only the owner sees, pauses,
-resumes or deletes a watcher — to anyone else it does not exist.`,
+The owner is $HANGDOG_SESSION (none if unset); to another session (an agent)
+a watcher it does not own does not exist. You, at a terminal and outside any
+hangdog task, may show, pause, resume and remove any watcher ` + "`watch ls --all`" + `
+lists.`,
 	}
 	cmd.AddCommand(newWatchCreateCmd(), newWatchLsCmd(), newWatchShowCmd(),
 		newWatchPauseCmd(), newWatchResumeCmd(), newWatchRmCmd(), newWatchSecretCmd())
@@ -183,37 +191,27 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 			if f.Changed("max-hits") {
 				q.MaxHits = &maxHits
 			}
-			if strings.EqualFold(q.Kind, watch.KindWebhook) {
-				if _, err := publicBase(); err != nil {
-					return err // before anything is created: the link would be unusable
-				}
-			}
-			store, st, err := openWatchStoreSettings()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, project := watchCaller()
-			c, err := store.Create(cmd.Context(), &q, owner, project)
+			c, err := svc.Create(cmd.Context(), cliCaller(), &q)
 			if err != nil {
 				return err
 			}
-			if c.Spec.Condition != "" {
-				// The runner resolves the model the same way, from this
-				// environment: say now if it will not have one.
-				if _, note, asks := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv); !asks {
-					fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", note)
-				}
+			if c.ConditionNote != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", c.ConditionNote)
 			}
-			taskID, terr := startWatcherTask(store, c.Spec.ID)
-			if c.Spec.Kind == watch.KindWebhook {
-				return printWebhookCreated(cmd, store, c, owner, taskID, terr, asJSON)
+			if c.Link != nil {
+				return printLinkCreated(cmd, c, asJSON)
 			}
 			if asJSON {
-				return printCreatedJSON(cmd, map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": taskID, "spec": c.Spec, "state": c.State}, terr)
+				return printCreatedJSON(cmd, map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": c.TaskID, "spec": c.Spec, "state": c.State}, c.TaskErr)
 			}
-			if terr != nil {
-				return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
+			if c.TaskErr != nil {
+				return taskDidNotStart(c)
 			}
+			taskID := c.TaskID
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s — %s (task %s)\n", c.Spec.ID, plain(c.Spec.Label()), plain(c.Baseline), taskID)
 			return nil
 		},
@@ -229,8 +227,8 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 	f.DurationVar(&timeout, "timeout", 0, "command: how long a run may take (default 30s)")
 	f.StringVar(&q.ExpiresAt, "expires", "", "ISO-8601 time with a zone after which the watcher stops, e.g. 2026-12-01T18:00:00Z")
 	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
-	f.IntVar(&maxFires, "max-fires", watch.DefaultMaxFires, "fires before the watcher pauses, 1-100")
-	f.IntVar(&maxWakes, "max-wakes-per-hour", watch.DefaultMaxWakesPerHour, "more fires than this within an hour pause the watcher")
+	f.IntVar(&maxFires, "max-fires", settings.DefaultWatchers().MaxFires, "fires before the watcher pauses, 1-100")
+	f.IntVar(&maxWakes, "max-wakes-per-hour", settings.DefaultWatchers().MaxWakesPerHour, "more fires than this within an hour pause the watcher")
 	f.StringVar(&q.Signature, "signature", "", "webhook: github, standard_webhooks or hmac_sha256 (default: unsigned, the URL is the secret)")
 	f.StringVar(&q.SecretEnv, "secret-env", "", "webhook: the environment variable holding the signing secret")
 	f.StringVar(&q.SecretFile, "secret-file", "", "webhook: a private file (mode 600) holding the signing secret")
@@ -256,65 +254,22 @@ func printCreatedJSON(cmd *cobra.Command, out map[string]any, taskErr error) err
 	return nil
 }
 
-// startWatcherTask starts the watcher's runner as a background task, as
-// `bg run` would start it, and records the task in its state.
-func startWatcherTask(store *watch.Store, id string) (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find hangdog's own path: %w", err)
-	}
-	// The runner announces why it stops (a pause, an expiry, a decision);
-	// its task's clean exit would be a second, empty piece of news.
-	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id}, true)
-	if err != nil {
-		return "", err
-	}
-	return taskID, store.SetTask(id, taskID)
-}
-
-// startBackgroundTask starts argv as a background task, as `bg run` does,
-// and returns its id once the command runs. hangdog-full's libraries query
-// a terminal for its colours at start-up and wait seconds for an answer a
-// task's PTY never gives, so it runs with TERM=dumb.
+// startBackgroundTask starts argv as a background task of the caller's
+// session, as `bg run` does, and returns its id once the command runs.
+// hangdog-full's libraries query a terminal for its colours at start-up
+// and wait seconds for an answer a task's PTY never gives, so it runs
+// with TERM=dumb.
 func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (string, error) {
-	pending, err := prestart()
+	owner, err := callerSession("")
 	if err != nil {
 		return "", err
 	}
-	spec, err := buildSpec(append([]string{"env", "TERM=dumb"}, argv...), taskFlags{}, bgtasks.Background)
-	if err != nil {
-		pending.Cancel()
-		return "", err
-	}
-	spec.QuietEnd = quietEnd
-	link, err := pending.Start(reg, spec)
-	if err != nil {
-		return "", err
-	}
-	defer link.Close()
-	ev, err := link.Next()
-	if err != nil {
-		return "", fmt.Errorf("task %s: %w", link.TaskID, err)
-	}
-	if ev.Kind == taskctl.EventFailed {
-		return "", fmt.Errorf("task %s could not start: %s", link.TaskID, ev.Message)
-	}
-	return link.TaskID, nil
+	return taskctl.StartBackground(reg, taskctl.Request{Argv: append([]string{"env", "TERM=dumb"}, argv...), Owner: owner}, quietEnd)
 }
 
-// taskRunning reports whether the watcher's task is alive.
-func taskRunning(reg *bgtasks.Registry, taskID string) bool {
-	if taskID == "" {
-		return false
-	}
-	t, err := reg.Get(taskID)
-	if err != nil {
-		return false
-	}
-	if t, err = reg.Reconcile(t); err != nil {
-		return false
-	}
-	return !t.State().Ended()
+// taskDidNotStart is create's error for a watcher kept without its task.
+func taskDidNotStart(c *watchctl.Created) error {
+	return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, c.TaskErr, c.Spec.ID)
 }
 
 func newWatchLsCmd() *cobra.Command {
@@ -331,12 +286,11 @@ paused one, why. --json prints every recorded field.`,
   hangdog watch ls --json | jq -r '.[] | select(.state.paused) | .spec.id + " " + .state.reason'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, project := watchCaller()
-			ws, err := store.List(bgtasks.Scope{All: all, Owner: owner, Project: project})
+			ws, err := svc.List(cliCaller(), all)
 			if err != nil {
 				return err
 			}
@@ -354,7 +308,7 @@ paused one, why. --json prints every recorded field.`,
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATE\tFIRES\tCHECKS\tLAST\tWHAT")
 			for _, w := range ws {
-				fmt.Fprintln(tw, watchRow(store.Registry(), w))
+				fmt.Fprintln(tw, watchRow(svc, w))
 			}
 			return tw.Flush()
 		},
@@ -364,17 +318,7 @@ paused one, why. --json prints every recorded field.`,
 	return cmd
 }
 
-func watchState(reg *bgtasks.Registry, w *watch.Watcher) string {
-	switch {
-	case w.State.Paused:
-		return "paused"
-	case !taskRunning(reg, w.State.TaskID):
-		return "stopped"
-	}
-	return "active"
-}
-
-func watchRow(reg *bgtasks.Registry, w *watch.Watcher) string {
+func watchRow(svc *watchctl.Service, w *watch.Watcher) string {
 	last := "-"
 	if w.State.LastCheck != nil {
 		last = w.State.LastCheck.Local().Format("15:04:05")
@@ -384,7 +328,8 @@ func watchRow(reg *bgtasks.Registry, w *watch.Watcher) string {
 		budget = fmt.Sprint(w.Spec.MaxFires)
 	}
 	what := plain(w.Spec.Label())
-	switch state := watchState(reg, w); {
+	state := svc.State(w)
+	switch {
 	case w.State.Paused:
 		what += " — paused: " + plain(w.State.Reason)
 	case state == "stopped":
@@ -394,7 +339,7 @@ func watchRow(reg *bgtasks.Registry, w *watch.Watcher) string {
 	case w.State.LastError != "":
 		what += " — last error: " + plain(w.State.LastError)
 	}
-	return fmt.Sprintf("%s\t%s\t%d/%s\t%d\t%s\t%s", w.Spec.ID, watchState(reg, w), w.State.FiresUsed, budget, w.State.Checks, last, what)
+	return fmt.Sprintf("%s\t%s\t%d/%s\t%d\t%s\t%s", w.Spec.ID, state, w.State.FiresUsed, budget, w.State.Checks, last, what)
 }
 
 // judgingNote says a match waits for the decision model, and why.
@@ -435,12 +380,11 @@ func newWatchShowCmd() *cobra.Command {
 		Example: "  hangdog watch show w3\n  hangdog watch show w3 --json | jq .state.fires_used",
 		Args:    watchIDArg("hangdog watch show w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, _ := watchCaller()
-			w, err := store.Get(args[0], owner)
+			w, err := svc.Get(cliCaller(), args[0])
 			if err != nil {
 				return notFoundHint(err)
 			}
@@ -449,7 +393,7 @@ func newWatchShowCmd() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "%s  %s\n", w.Spec.ID, plain(w.Spec.Label()))
-			fmt.Fprintf(out, "state:     %s%s\n", watchState(store.Registry(), w), map[bool]string{true: " (" + plain(w.State.Reason) + ")", false: ""}[w.State.Paused])
+			fmt.Fprintf(out, "state:     %s%s\n", svc.State(w), map[bool]string{true: " (" + plain(w.State.Reason) + ")", false: ""}[w.State.Paused])
 			fmt.Fprintf(out, "value:     %s\n", plain(w.State.Value))
 			fmt.Fprintf(out, "fires:     %d of %d; checks %d (%d quiet, %d skipped)\n", w.State.FiresUsed, w.Spec.MaxFires, w.State.Checks, w.State.QuietChecks, w.State.Skipped)
 			fmt.Fprintf(out, "interval:  %v; cooldown %v; at most %d wakes an hour\n", w.Spec.Interval, w.Spec.Cooldown, w.Spec.MaxWakesPerHour)
@@ -465,7 +409,7 @@ func newWatchShowCmd() *cobra.Command {
 			if w.Spec.Kind == watch.KindWebhook && w.Spec.Link != nil {
 				sig := orNone(w.Spec.Link.Signature)
 				fmt.Fprintf(out, "link:      %d of %d deliveries, %d/min, signature %s (`hangdog watch secret %s` shows its URL and secret)\n",
-					store.LinkHits(w.Spec.ID), w.Spec.Link.MaxHits, w.Spec.Link.RatePerMin, sig, w.Spec.ID)
+					svc.Store().LinkHits(w.Spec.ID), w.Spec.Link.MaxHits, w.Spec.Link.RatePerMin, sig, w.Spec.ID)
 			}
 			if w.State.LastError != "" {
 				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
@@ -488,15 +432,15 @@ func newWatchPauseCmd() *cobra.Command {
 		Example: "  hangdog watch pause w3",
 		Args:    watchIDArg("hangdog watch pause w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, _ := watchCaller()
-			if err := store.Pause(args[0], owner, ""); err != nil {
+			w, err := svc.Pause(cliCaller(), args[0], "")
+			if err != nil {
 				return notFoundHint(err)
 			}
-			return watchReport(cmd, store, args[0], owner, asJSON, "paused")
+			return watchReport(cmd, w, asJSON, "paused")
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the watcher as JSON")
@@ -511,27 +455,15 @@ func newWatchResumeCmd() *cobra.Command {
 		Example: `  hangdog watch resume w3`,
 		Args:    watchIDArg("hangdog watch resume w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, _ := watchCaller()
-			w, err := store.Resume(args[0], owner)
+			w, err := svc.Resume(cmd.Context(), cliCaller(), args[0])
 			if err != nil {
 				return notFoundHint(err)
 			}
-			if !taskRunning(store.Registry(), w.State.TaskID) {
-				if _, err := startWatcherTask(store, args[0]); err != nil {
-					return fmt.Errorf("watcher %s resumed but its task did not start: %w", args[0], err)
-				}
-			}
-			if w.Spec.Kind == watch.KindWebhook {
-				// The receiver may have left when the link was paused.
-				if _, err := webhookLink(cmd, store, w, owner); err != nil {
-					return err
-				}
-			}
-			return watchReport(cmd, store, args[0], owner, asJSON, "resumed")
+			return watchReport(cmd, w, asJSON, "resumed")
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the watcher as JSON")
@@ -547,12 +479,11 @@ func newWatchRmCmd() *cobra.Command {
 		Example: "  hangdog watch rm w3",
 		Args:    watchIDArg("hangdog watch rm w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, _ := watchCaller()
-			w, err := store.Delete(args[0], owner)
+			w, err := svc.Delete(cliCaller(), args[0])
 			if err != nil {
 				return notFoundHint(err)
 			}
@@ -567,11 +498,8 @@ func newWatchRmCmd() *cobra.Command {
 	return cmd
 }
 
-func watchReport(cmd *cobra.Command, store *watch.Store, id, owner string, asJSON bool, did string) error {
-	w, err := store.Get(id, owner)
-	if err != nil {
-		return err
-	}
+func watchReport(cmd *cobra.Command, w *watch.Watcher, asJSON bool, did string) error {
+	id := w.Spec.ID
 	if asJSON {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(w)
 	}
@@ -579,28 +507,20 @@ func watchReport(cmd *cobra.Command, store *watch.Store, id, owner string, asJSO
 	return nil
 }
 
-// watchRunnerArg is the hidden command a watcher's task runs.
-const watchRunnerArg = "__watch"
-
 func newWatchRunnerCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    watchRunnerArg + " ID",
+		Use:    hiddenarg.Watch + " ID",
 		Short:  "Run one watcher (what a watcher's background task runs)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, st, err := openWatchStoreSettings()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			// The supervisor's decision model, resolved here from this
-			// task's own settings and environment (those of the create
-			// or resume that started it).
-			judge, note, _ := watch.JudgeFor(st.Watchdog().DecisionModel, os.Getenv)
-			r := &watch.Runner{Store: store, ID: args[0], Log: os.Stdout, Judge: judge, JudgeNote: note}
-			return r.Run(ctx)
+			return svc.Run(ctx, args[0], os.Stdout)
 		},
 	}
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,64 +10,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/receiver"
+	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/watch"
+	"github.com/hangdog/hangdog/watchctl"
 )
 
-// mcpWebhookLink is webhookLink for the MCP server's watch_create.
-func mcpWebhookLink(ctx context.Context, reg *bgtasks.Registry, id, owner string) (any, error) {
-	store, err := watch.OpenStore(reg)
-	if err != nil {
-		return nil, err
-	}
-	w, err := store.Get(id, owner)
-	if err != nil {
-		return nil, err
-	}
-	return linkOf(ctx, store, w, owner)
-}
-
-// webhookLink starts the receiver if needed and describes the link: its
-// URL, limits and an example curl, never its signing secret.
-func webhookLink(cmd *cobra.Command, store *watch.Store, w *watch.Watcher, owner string) (receiver.Link, error) {
-	return linkOf(cmd.Context(), store, w, owner)
-}
-
-func linkOf(ctx context.Context, store *watch.Store, w *watch.Watcher, owner string) (receiver.Link, error) {
-	base, err := linkBase(ctx, store)
-	if err != nil {
-		return receiver.Link{}, fmt.Errorf("watcher %s was created but its link could not be made: %w (`hangdog serve` runs the receiver; `hangdog watch secret %s` shows the link once it runs)", w.Spec.ID, err, w.Spec.ID)
-	}
-	token, err := store.LinkToken(w.Spec.ID, owner)
-	if err != nil {
-		return receiver.Link{}, err
-	}
-	return receiver.LinkFor(base, w, token, store.LinkHits(w.Spec.ID)), nil
-}
-
-func printWebhookCreated(cmd *cobra.Command, store *watch.Store, c *watch.Created, owner, taskID string, terr error, asJSON bool) error {
-	link, lerr := webhookLink(cmd, store, c.Watcher, owner)
+// printLinkCreated reports a created trigger link: its URL, limits and an
+// example curl, never its signing secret.
+func printLinkCreated(cmd *cobra.Command, c *watchctl.Created, asJSON bool) error {
+	link := c.Link
 	if asJSON {
-		out := map[string]any{"id": c.Spec.ID, "task_id": taskID, "spec": c.Spec, "state": c.State}
-		if lerr == nil {
-			b, _ := json.Marshal(link)
-			var fields map[string]any
-			_ = json.Unmarshal(b, &fields)
-			for k, v := range fields {
-				out[k] = v
-			}
+		out := map[string]any{"id": c.Spec.ID, "task_id": c.TaskID, "spec": c.Spec, "state": c.State}
+		b, _ := json.Marshal(link)
+		var fields map[string]any
+		_ = json.Unmarshal(b, &fields)
+		for k, v := range fields {
+			out[k] = v
 		}
-		return printCreatedJSON(cmd, out, firstErr(terr, lerr))
+		return printCreatedJSON(cmd, out, c.TaskErr)
 	}
-	if terr != nil {
-		return fmt.Errorf("watcher %s created but its task did not start: %w; `hangdog watch resume %s` tries again", c.Spec.ID, terr, c.Spec.ID)
-	}
-	if lerr != nil {
-		return lerr
+	if c.TaskErr != nil {
+		return taskDidNotStart(c)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "%s: %s (task %s)\n", c.Spec.ID, plain(c.Spec.Label()), taskID)
+	fmt.Fprintf(out, "%s: %s (task %s)\n", c.Spec.ID, plain(c.Spec.Label()), c.TaskID)
 	fmt.Fprintf(out, "url:        %s\n", link.URL)
 	fmt.Fprintf(out, "expires:    %s\n", link.ExpiresAt.Local().Format(time.RFC3339))
 	fmt.Fprintf(out, "limits:     %d deliveries (max_hits), %s", link.MaxHits, link.Rate)
@@ -90,15 +55,6 @@ func printWebhookCreated(cmd *cobra.Command, store *watch.Store, c *watch.Create
 	return nil
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 // newWatchSecretCmd shows a link's URL and signing secret to the person.
 // It is the one place either is printed after create, and no MCP tool
 // has its like.
@@ -114,26 +70,26 @@ where a model reads the output) it refuses.`,
 		Example: "  hangdog watch secret w3\n  hangdog watch secret w3 --json | jq -r .secret",
 		Args:    watchIDArg("hangdog watch secret w3"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if os.Getenv("HANGDOG_TASK_ID") != "" {
-				return fmt.Errorf("watch secret refuses to run inside a hangdog task (HANGDOG_TASK_ID is set): an agent would read the secret; run it in your own terminal")
+			if os.Getenv(proto.TaskIDEnv) != "" {
+				return fmt.Errorf("watch secret refuses to run inside a hangdog task (%s is set): an agent would read the secret; run it in your own terminal", proto.TaskIDEnv)
 			}
-			store, err := openWatchStore()
+			svc, err := openWatchers()
 			if err != nil {
 				return err
 			}
-			owner, _ := watchCaller()
-			w, err := store.Get(args[0], owner)
+			caller := cliCaller()
+			w, err := svc.Get(caller, args[0])
 			if err != nil {
 				return notFoundHint(err)
 			}
 			if w.Spec.Kind != watch.KindWebhook {
 				return fmt.Errorf("watcher %s is a %s watcher: only trigger links (kind webhook) have a URL and a secret", args[0], w.Spec.Kind)
 			}
-			link, err := webhookLink(cmd, store, w, owner)
+			link, err := svc.Link(cmd.Context(), caller, args[0])
 			if err != nil {
 				return err
 			}
-			secret, err := store.LinkSecret(args[0], owner)
+			secret, err := svc.Secret(caller, args[0])
 			if err != nil {
 				return err
 			}

@@ -14,3 +14,8 @@ const Supervise = "__supervise"
 // a supervisor (jev/askproc): the supervisor links no HTTP client of its
 // own.
 const Ask = "__ask"
+
+// Watch makes hangdog-full run one watcher (`hangdog __watch ID`): what a
+// watcher's background task runs. Only the watcher service (watchctl)
+// starts it; the CLI registers it.
+const Watch = "__watch"

@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -23,11 +22,13 @@ const module = "github.com/hangdog/hangdog"
 // supervisor, nor tui mcpserver). A package must be listed here: a new one
 // is placed on purpose.
 var layers = [][]string{
-	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "settings/watchdogconf"},
+	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake"},
-	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "receiver", "approval"},
+	{"receiver", "approval"},
+	{"watchctl"},
+	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
@@ -120,29 +121,9 @@ var taskFiles = []string{"output.log", "sock", "supervisor.log", "result.json", 
 // (whole, or as a path's last element) in every Go file outside bgtasks,
 // tests included.
 func TestTaskFileNamesOnlyInBgtasks(t *testing.T) {
-	dir := root(t)
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			if rel == "bgtasks" || rel == "internal/layout" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+	goFiles(t, true, func(pkg string, fset *token.FileSet, f *ast.File) {
+		if pkg == "bgtasks" || pkg == "internal/layout" {
+			return
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
@@ -160,9 +141,141 @@ func TestTaskFileNamesOnlyInBgtasks(t *testing.T) {
 			}
 			return true
 		})
+	})
+}
+
+// goFiles parses every Go file of the module outside hidden directories
+// (tests only with tests) and calls fn with its package directory
+// (relative to the module root) and its syntax.
+func goFiles(t *testing.T, tests bool, fn func(pkg string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	dir := root(t)
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || !tests && strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		fn(filepath.ToSlash(filepath.Dir(rel)), fset, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// imports maps the names a file refers to its module packages by to their
+// paths within the module.
+func imports(f *ast.File) map[string]string {
+	m := map[string]string{}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		name := rel[strings.LastIndex(rel, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		m[name] = rel
+	}
+	return m
+}
+
+// TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase: a watcher's
+// task (hangdog __watch ID) is started by watchctl alone; the CLI only
+// registers the runner's command (its Use) and the lite hangdog hands it
+// over. The receiver is started, and $HANGDOG_RECEIVER_URL read, by
+// watchctl alone: every link gets its base there.
+func TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase(t *testing.T) {
+	goFiles(t, false, func(pkg string, fset *token.FileSet, f *ast.File) {
+		if pkg == "watchctl" || pkg == "internal/hiddenarg" {
+			return
+		}
+		names := imports(f)
+		// Where the CLI may name the runner's argument: a command's Use, a
+		// hand-over's name.
+		allowed := map[ast.Node]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Use" {
+					ast.Inspect(n.Value, func(m ast.Node) bool { allowed[m] = true; return true })
+				}
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "handOver" && len(n.Args) > 0 {
+					allowed[n.Args[0]] = true
+				}
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				x, ok := n.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				switch p := names[x.Name]; {
+				case p == "internal/hiddenarg" && n.Sel.Name == "Watch" && !(pkg == "cmd/hangdog" && allowed[n]):
+					t.Errorf("%s: hiddenarg.Watch outside the watcher service: only watchctl starts a watcher's task", fset.Position(n.Pos()))
+				case p == "receiver" && n.Sel.Name == "Ensure":
+					t.Errorf("%s: receiver.Ensure outside the watcher service: a link's base is watchctl's", fset.Position(n.Pos()))
+				}
+			case *ast.BasicLit:
+				s, err := strconv.Unquote(n.Value)
+				if n.Kind != token.STRING || err != nil {
+					return true
+				}
+				if s == "__watch" || s == "HANGDOG_RECEIVER_URL" {
+					t.Errorf("%s: %q outside the watcher service: name it through watchctl (or hiddenarg)", fset.Position(n.Pos()), s)
+				}
+			}
+			return true
+		})
+	})
+}
+
+// TestNoPackageVariableAssignedFromOutside: a package's variables are set
+// by its own code only (tests aside, which may set a seam): no init of
+// another package points one at something of its own, as a global set
+// from an init once stood in for a watcher service.
+func TestNoPackageVariableAssignedFromOutside(t *testing.T) {
+	goFiles(t, false, func(pkg string, fset *token.FileSet, f *ast.File) {
+		names := imports(f)
+		check := func(lhs ast.Expr) {
+			sel, ok := lhs.(*ast.SelectorExpr)
+			if !ok {
+				return
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && names[x.Name] != "" {
+				t.Errorf("%s: assigns %s.%s, a variable of another package", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					check(l)
+				}
+			case *ast.IncDecStmt:
+				check(n.X)
+			}
+			return true
+		})
+	})
 }

@@ -1,0 +1,24 @@
+package watchctl
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/hangdog/hangdog/watch"
+)
+
+// Run runs watcher id's loop in this process (what `hangdog __watch ID`,
+// the task startRunner starts, does) until it is paused, deleted or
+// expired, or ctx ends. The decision model is resolved here, from this
+// task's settings and environment: those of the create or resume that
+// started it.
+func (s *Service) Run(ctx context.Context, id string, log io.Writer) error {
+	conf, err := s.settings()
+	if err != nil {
+		return err
+	}
+	judge, note, _ := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv)
+	r := &watch.Runner{Store: s.store, ID: id, Log: log, Judge: judge, JudgeNote: note}
+	return r.Run(ctx)
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package watchctl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// startRunner needs taskctl's supervisor, which runs on Linux only.
+func (s *Service) startRunner(id, _ string) (string, error) {
+	return "", fmt.Errorf("start watcher %s's task: %w: hangdog's tasks need Linux", id, errors.ErrUnsupported)
+}
