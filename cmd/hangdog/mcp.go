@@ -65,6 +65,9 @@ every result.`,
 			srv, err := mcpserver.New(mcpserver.Config{
 				Registry: reg,
 				Consumer: consumer,
+				// The release's stamped version; empty in other builds,
+				// where mcpserver reads the module version.
+				Version: releaseVersion,
 				StartWatcher: func(id string) (string, error) {
 					store, err := watch.OpenStore(reg)
 					if err != nil {
