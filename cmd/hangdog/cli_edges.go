@@ -15,8 +15,8 @@ import (
 )
 
 // The release build (scripts/dist.sh) stamps these with -ldflags -X: the
-// version without a leading v, the full commit hash and the commit's date
-// (RFC 3339, UTC). Other builds leave them empty and version falls back to
+// version without a leading v, the commit (12 hex digits, -dirty when built
+// with uncommitted changes) and the commit's date (RFC 3339, UTC). Other builds leave them empty and version falls back to
 // what the Go toolchain recorded.
 var releaseVersion, releaseCommit, releaseDate string
 
@@ -32,18 +32,23 @@ func version() string {
 			if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 				v = bi.Main.Version
 			}
+			dirty := ""
 			for _, s := range bi.Settings {
 				switch s.Key {
 				case "vcs.revision":
-					commit = s.Value
+					commit = s.Value[:min(12, len(s.Value))]
 				case "vcs.time":
 					date = s.Value
+				case "vcs.modified":
+					if s.Value == "true" {
+						dirty = "-dirty"
+					}
 				}
 			}
+			if commit != "" {
+				commit += dirty
+			}
 		}
-	}
-	if len(commit) > 12 {
-		commit = commit[:12]
 	}
 	switch {
 	case commit != "" && date != "":
