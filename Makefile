@@ -54,9 +54,12 @@ vet:
 	$(GOTOOL) staticcheck -tags lite ./cmd/hangdog
 	$(GO) test -count=1 ./internal/layout
 
-# The whole suite, race detector on. CI runs this.
+# The whole suite, race detector on. CI runs this. Through testsummary:
+# go test's own output, then every skipped test with its reason (plain go
+# test lists those only under -v), and go test's exit status.
 test: vet
-	$(GO) test -race -count=1 -timeout 9m ./...
+	@$(GO) build -o $(BINDIR)/testsummary ./scripts/testsummary
+	$(BINDIR)/testsummary $(GO) test -json -race -count=1 -timeout 9m ./...
 
 # The real Claude Code and Codex CLIs (installed from npm, pinned) driving
 # hangdog's hook recipe and MCP server against scripted API stand-ins.

@@ -28,7 +28,7 @@ var layers = [][]string{
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake"},
 	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "receiver", "approval"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "faults", "e2e/claudecode", "e2e/codex"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the
