@@ -12,7 +12,7 @@
 #      Go on PATH and no registry (--offline, an empty cache): npx hangdog
 #      run -- echo ok, and an MCP initialize + tools/list through npx
 #      hangdog mcp.
-# Needs dpkg, man (man-db), npm, python3. Every experiment gets its own
+# Needs dpkg, man (man-db), bash-completion, npm, python3. Every experiment gets its own
 # HANGDOG_HOME; nothing outside its temporary directory is left.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,12 +91,15 @@ else
   man=$(man -w hangdog) || fail "man -w hangdog finds no page"
   [ "$man" = /usr/share/man/man1/hangdog.1.gz ] || fail "man -w hangdog is $man, not the package's"
   echo "  man -w hangdog: $man"
-  # The bash completion (cobra's) asks the installed hangdog for candidates.
+  # The bash completion as bash-completion loads it on first use (from the
+  # package's path), completing through the installed hangdog.
   got=$(bash -c '
-    source /usr/share/bash-completion/completions/hangdog
+    source /usr/share/bash-completion/bash_completion
+    _comp_load hangdog 2>/dev/null || __load_completion hangdog || exit 1
     COMP_LINE="hangdog ru"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(hangdog ru); COMP_CWORD=1
-    __start_hangdog hangdog ru hangdog
-    printf "%s\n" "${COMPREPLY[@]}"') || fail "the bash completion failed"
+    # (compopt complains outside a real completion; the candidates are what count)
+    __start_hangdog hangdog ru hangdog 2>/dev/null
+    printf "%s\n" "${COMPREPLY[@]}"') || fail "bash-completion did not load the package's completion for hangdog"
   [ "$got" = run ] || fail "the bash completion of \"hangdog ru\" gave \"$got\", not run"
   echo "  bash completion of \"hangdog ru\": $got"
   for f in /usr/share/zsh/vendor-completions/_hangdog /usr/share/fish/vendor_completions.d/hangdog.fish; do

@@ -73,6 +73,7 @@ nfpm=$("$GO" tool -modfile=tools/tools.mod -n nfpm) || die "cannot build nfpm (p
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
@@ -104,7 +105,7 @@ for platform in $PLATFORMS; do
   name=hangdog_${VERSION}_${goos}_${goarch}
   tar -C "$dir" "${tarflags[@]}" --transform "s,^files,$name," -cf - files | gzip -9n >"$OUT/$name.tar.gz"
 
-  (cd "$dir" && GOARCH=$goarch VERSION=$VERSION "$nfpm" package --config "$root/packaging/nfpm.yaml" --packager deb --target "$root/$OUT/" >/dev/null)
+  (cd "$dir" && GOARCH=$goarch VERSION=$VERSION "$nfpm" package --config "$root/packaging/nfpm.yaml" --packager deb --target "$OUT/" >/dev/null)
 
   npmdir=$dir/npm
   mkdir -p "$npmdir/bin"
@@ -122,7 +123,7 @@ for platform in $PLATFORMS; do
   "preferUnplugged": true
 }
 EOF
-  (cd "$npmdir" && npm pack --silent --pack-destination "$root/$OUT" >/dev/null)
+  (cd "$npmdir" && npm pack --silent --pack-destination "$OUT" >/dev/null)
   optional_deps+=("\"@hangdog/$goos-$nodearch\": \"$VERSION\"")
 done
 
@@ -148,7 +149,7 @@ cat >"$npmdir/package.json" <<EOF
   "optionalDependencies": {${deps//,/, }}
 }
 EOF
-(cd "$npmdir" && npm pack --silent --pack-destination "$root/$OUT" >/dev/null)
+(cd "$npmdir" && npm pack --silent --pack-destination "$OUT" >/dev/null)
 
 (cd "$OUT" && sha256sum -- *.tar.gz *.deb *.tgz >SHA256SUMS)
 

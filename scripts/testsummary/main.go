@@ -173,7 +173,11 @@ func (s *summary) finish() {
 		s.endPackage(pkg, p, true)
 	}
 	if len(s.skips) > 0 {
-		fmt.Fprintf(s.out, "skipped %d tests (go test -v shows each where it runs):\n", len(s.skips))
+		tests := "tests"
+		if len(s.skips) == 1 {
+			tests = "test"
+		}
+		fmt.Fprintf(s.out, "skipped %d %s (go test -v shows each where it runs):\n", len(s.skips), tests)
 		for _, sk := range s.skips {
 			for i, l := range sk.lines {
 				l = strings.TrimSpace(l)
