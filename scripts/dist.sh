@@ -48,7 +48,7 @@ done
 mans=("$MAN_DIR"/*.1)
 
 # What the release is called.
-commit=$(git rev-parse --short=12 HEAD)
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null) || die "$root is not a git checkout with a commit: the release stamps its commit and date"
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   # Built from changes nobody committed: say so wherever the commit shows.
   commit+=-dirty
@@ -65,6 +65,14 @@ fi
 # Semantic versioning's grammar (what npm and nfpm parse), no build metadata.
 semver='^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-((0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*))?$'
 [[ $VERSION =~ $semver ]] || die "VERSION=$VERSION is not a semantic version like 1.2.3 or 1.2.3-rc.1 (npm and the .deb need one; no leading v)"
+
+for platform in $PLATFORMS; do
+  goos=${platform%/*} goarch=${platform#*/}
+  if [ "$goos" != linux ]; then
+    die "$platform: hangdog runs on Linux only. Its supervisor reads /proc (supervisor/sampler, supervisor/watch_linux.go), and internal/rawterm and internal/unixsock have Linux implementations only, so GOOS=$goos go build ./cmd/hangdog fails; build for linux/amd64 or linux/arm64"
+  fi
+  [ -n "${NODE_ARCH[$goarch]:-}" ] || die "$platform: no npm architecture is known for $goarch (known: ${!NODE_ARCH[*]})"
+done
 
 ldflags="-s -w -X main.releaseVersion=$VERSION -X main.releaseCommit=$commit -X main.releaseDate=$date"
 echo "dist: hangdog $VERSION (commit $commit, $date) for $PLATFORMS into $OUT/"
@@ -84,12 +92,7 @@ export SOURCE_DATE_EPOCH=$epoch
 optional_deps=()
 for platform in $PLATFORMS; do
   goos=${platform%/*} goarch=${platform#*/}
-  if [ "$goos" != linux ]; then
-    die "$platform: hangdog runs on Linux only. Its supervisor reads /proc (supervisor/sampler, supervisor/watch_linux.go), and internal/rawterm and internal/unixsock have Linux implementations only, so GOOS=$goos go build ./cmd/hangdog fails; build for linux/amd64 or linux/arm64"
-  fi
-  nodearch=${NODE_ARCH[$goarch]:-}
-  [ -n "$nodearch" ] || die "$platform: no npm architecture is known for $goarch (known: ${!NODE_ARCH[*]})"
-
+  nodearch=${NODE_ARCH[$goarch]}
   dir=$stage/$goos-$goarch
   files=$dir/files
   mkdir -p "$files/completions" "$files/man/man1" "$dir/deb-man"
