@@ -61,7 +61,7 @@ step "archive $(basename "$archive")"
 mkdir "$tmp/archive"
 tar -C "$tmp/archive" -xzf "$archive"
 adir=$tmp/archive/hangdog_${version}_linux_$goarch
-for f in hangdog hangdog-full hangdog-supervisor completions/hangdog.bash completions/hangdog.zsh completions/hangdog.fish man/man1/hangdog.1; do
+for f in hangdog hangdog-full hangdog-supervisor completions/hangdog.bash completions/_hangdog completions/hangdog.fish man/man1/hangdog.1; do
   [ -e "$adir/$f" ] || fail "the archive has no $f"
 done
 expect_version "$adir/hangdog"

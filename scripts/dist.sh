@@ -26,7 +26,7 @@ PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64}
 # Where the generated completions and man pages live, and the files the
 # packages install from them.
 COMPLETIONS_DIR=completions
-COMPLETIONS=(hangdog.bash hangdog.zsh hangdog.fish)
+COMPLETIONS=(hangdog.bash _hangdog hangdog.fish)
 MAN_DIR=docs/man
 # npm's names for the Go architectures hangdog is built for.
 declare -A NODE_ARCH=([amd64]=x64 [arm64]=arm64)
