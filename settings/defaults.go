@@ -22,3 +22,7 @@ func DefaultText(key string) string {
 func DefaultHelp(key string) string {
 	return fmt.Sprintf("the %s setting, %s unless set", key, DefaultText(key))
 }
+
+// EnvVar is the environment variable that sets the key, e.g.
+// HANGDOG_WATCHERS_MAXFIRES for watchers.maxFires.
+func (s KeySpec) EnvVar() string { return envName(s.Key) }
