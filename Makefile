@@ -12,7 +12,7 @@ BUILDFLAGS ?=
 # cache holds them nothing is fetched.
 GOTOOL   := $(GO) tool -modfile=tools/tools.mod
 
-.PHONY: build install dist test test-short vet bench bench-judge e2e e2e-slow clean
+.PHONY: build install dist test test-short vet docs bench bench-judge e2e e2e-slow clean
 
 # Static (no cgo): no dynamic loader at every start of hangdog and its
 # supervisors. Three programs, installed side by side:
@@ -60,6 +60,13 @@ vet:
 test: vet
 	@$(GO) build -o $(BINDIR)/testsummary ./scripts/testsummary
 	$(BINDIR)/testsummary $(GO) test -json -race -count=1 -timeout 9m ./...
+
+# The generated reference (docs/reference: CLI pages, settings, MCP tools,
+# exit codes), the man pages (docs/man) and the shell completions
+# (completions/), written from the code; `make test` fails while any is
+# stale (TestReferenceIsCurrent). Needs no network.
+docs:
+	HANGDOG_UPDATE_REFERENCE=1 $(GO) test -count=1 -run '^TestReferenceIsCurrent$$' ./cmd/hangdog
 
 # The real Claude Code and Codex CLIs (installed from npm, pinned) driving
 # hangdog's hook recipe and MCP server against scripted API stand-ins.
