@@ -13,7 +13,7 @@
 # vX.Y.Z at HEAD, else 0.0.0-dev.<commit time, UTC>. The commit and its date
 # are stamped too, so a rebuild of the same commit is the same release.
 # Completions and man pages come from the repository (generated from the
-# cobra commands and kept fresh by a test); nfpm is pinned in
+# cobra commands by make docs, kept fresh by TestReferenceIsCurrent); nfpm is pinned in
 # tools/tools.mod. Needs git, tar, gzip, sha256sum and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,9 +42,9 @@ done
 
 # Inputs from the repository.
 for f in "${COMPLETIONS[@]}"; do
-  [ -s "$COMPLETIONS_DIR/$f" ] || die "$COMPLETIONS_DIR/$f is missing: the shell completions are generated from the cobra commands into $COMPLETIONS_DIR/ (see docs/); generate them, then run make dist again"
+  [ -s "$COMPLETIONS_DIR/$f" ] || die "$COMPLETIONS_DIR/$f is missing: the shell completions are generated from the cobra commands into $COMPLETIONS_DIR/ by make docs; run it, then make dist again"
 done
-[ -s "$MAN_DIR/hangdog.1" ] || die "$MAN_DIR/hangdog.1 is missing: the man pages are generated from the cobra commands into $MAN_DIR/ (see docs/); generate them, then run make dist again"
+[ -s "$MAN_DIR/hangdog.1" ] || die "$MAN_DIR/hangdog.1 is missing: the man pages are generated from the cobra commands into $MAN_DIR/ by make docs; run it, then make dist again"
 mans=("$MAN_DIR"/*.1)
 
 # What the release is called.
