@@ -84,16 +84,17 @@ else
   removed=
   # Remove the package however this section ends.
   trap 'if [ -z "$removed" ]; then dpkg -r hangdog >/dev/null || true; fi; cleanup' EXIT
-  [ "$(command -v hangdog)" = /usr/bin/hangdog ] || fail "hangdog on PATH is $(command -v hangdog), not /usr/bin/hangdog"
-  expect_version hangdog
-  expect_version hangdog-full
-  run_ok hangdog
+  # The package's programs by their paths (another hangdog, from make
+  # install, may come first on PATH), and PATH without /usr/local below.
+  expect_version /usr/bin/hangdog
+  expect_version /usr/bin/hangdog-full
+  run_ok /usr/bin/hangdog
   man=$(man -w hangdog) || fail "man -w hangdog finds no page"
   [ "$man" = /usr/share/man/man1/hangdog.1.gz ] || fail "man -w hangdog is $man, not the package's"
   echo "  man -w hangdog: $man"
   # The bash completion as bash-completion loads it on first use (from the
   # package's path), completing through the installed hangdog.
-  got=$(bash -c '
+  got=$(PATH=/usr/bin:/bin bash -c '
     source /usr/share/bash-completion/bash_completion
     _comp_load hangdog 2>/dev/null || __load_completion hangdog || exit 1
     COMP_LINE="hangdog ru"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(hangdog ru); COMP_CWORD=1
