@@ -25,6 +25,7 @@ fail() {
 step() { echo "check-dist: $*"; }
 
 [ -s "$OUT/SHA256SUMS" ] || fail "$OUT/SHA256SUMS is missing: run make dist first"
+OUT=$(cd "$OUT" && pwd)
 tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -135,7 +136,7 @@ mkdir -p "$prefix"
 # (the other platforms' optional packages are skipped, as npm does on a
 # machine they do not fit).
 export npm_config_cache=$tmp/npm-cache npm_config_offline=true npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
-npm install --prefix "$prefix" --no-save --loglevel=error "$PWD/$main" "$PWD/$platform" >/dev/null ||
+npm install --prefix "$prefix" --no-save --loglevel=error "$main" "$platform" >/dev/null ||
   fail "npm install of the tarballs failed"
 # No Go on PATH: the package must need only node.
 nogo=/usr/bin:/bin
