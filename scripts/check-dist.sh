@@ -46,7 +46,7 @@ commit=$(git rev-parse --short=12 HEAD)
 expect_version() {
   local out
   out=$("$1" --version) || fail "$1 --version failed"
-  [[ $out == *" $version (commit $commit"* ]] || fail "$1 --version says \"$out\", not version $version, commit $commit"
+  [[ $out == *" $version (commit $commit"* ]] || fail "$1 --version says \"$out\", not version $version, commit $commit (HEAD); if $OUT/ was built from another commit, run make dist again"
   echo "  $out"
 }
 
@@ -159,10 +159,11 @@ set -e
 [ $status -eq 7 ] || fail "npx hangdog run -- sh -c 'exit 7' exited $status, not 7"
 echo "  npx hangdog run -- sh -c 'exit 7': exit status $status"
 # An MCP client's first exchange, over the shim's stdio.
-(cd "$prefix" && PATH=$nogo HANGDOG_HOME=$(mktemp -d "$tmp/home.XXXXXX") python3 - npx --no-install hangdog mcp) <<'EOF' || fail "MCP initialize + tools/list through npx hangdog mcp failed"
+(cd "$prefix" && PATH=$nogo HANGDOG_HOME=$(mktemp -d "$tmp/home.XXXXXX") python3 - "$version" npx --no-install hangdog mcp) <<'EOF' || fail "MCP initialize + tools/list through npx hangdog mcp failed"
 import json, subprocess, sys
 
-proc = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+version = sys.argv[1]
+proc = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 def call(id, method, params):
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n")
@@ -182,6 +183,8 @@ try:
                                   "clientInfo": {"name": "check-dist", "version": "1"}})
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     proc.stdin.flush()
+    if init["serverInfo"]["version"] != version:
+        sys.exit(f"the server reports version {init['serverInfo']['version']}, not the release's {version}")
     tools = sorted(t["name"] for t in call(2, "tools/list", {})["tools"])
     if "bash" not in tools:
         sys.exit(f"tools/list has no bash tool: {tools}")
