@@ -135,14 +135,33 @@ func (s *summary) endPackage(pkg string, p *pkgState, failed bool) {
 		}
 	}
 	if failed {
-		// A failed test, or one that never finished (a panic, a timeout).
+		// The failed tests, and those that never finished (a panic, a
+		// timeout): each parent before its subtests, as plain go test
+		// nests them.
+		children := map[string][]string{}
+		var roots []string
 		for _, t := range order {
-			if e := p.ended[t]; e != "pass" && e != "skip" {
-				for _, l := range resultFirst(byTest[t]) {
-					fmt.Fprint(s.out, l)
-				}
+			parent := t[:max(0, strings.LastIndexByte(t, '/'))]
+			if _, ok := byTest[parent]; ok && parent != "" {
+				children[parent] = append(children[parent], t)
+			} else {
+				roots = append(roots, t)
 			}
 		}
+		var show func(tests []string)
+		show = func(tests []string) {
+			for _, t := range tests {
+				if e := p.ended[t]; e == "pass" || e == "skip" {
+					continue
+				}
+				indent := strings.Repeat("    ", strings.Count(t, "/"))
+				for _, l := range resultFirst(byTest[t]) {
+					fmt.Fprint(s.out, indent+l)
+				}
+				show(children[t])
+			}
+		}
+		show(roots)
 	}
 	for _, l := range p.lines {
 		// The package's own lines; a passing package's PASS is not shown.

@@ -23,6 +23,7 @@ func TestPasses(t *testing.T) { t.Log("quiet when passing") }
 import "testing"
 func TestFails(t *testing.T) { t.Error("boom") }
 func TestPassesBeside(t *testing.T) { t.Log("also quiet") }
+func TestNested(t *testing.T) { t.Run("inner", func(t *testing.T) { t.Error("deep") }) }
 `,
 		"skippy/skippy_test.go": `package skippy
 import "testing"
@@ -53,6 +54,8 @@ func TestSub(t *testing.T) {
 		"--- FAIL: TestFails",
 		"bad_test.go:3: boom",
 		"FAIL\texample.com/m/bad\t",
+		// A subtest under its parent, indented as plain go test does.
+		"--- FAIL: TestNested (0.00s)\n    --- FAIL: TestNested/inner (0.00s)\n        bad_test.go:5: deep\n",
 		"ok  \texample.com/m/skippy\t",
 		"skipped 2 tests",
 		"--- SKIP: TestSkips",
