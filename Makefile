@@ -2,9 +2,17 @@
 GO       ?= go
 # /usr/local where it is writable (root, or a user who owns it), else ~/.local.
 PREFIX   ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
-BINS     := bin/hangdog bin/hangdog-full bin/hangdog-supervisor
+BINDIR   ?= bin
+BINS     := $(BINDIR)/hangdog $(BINDIR)/hangdog-full $(BINDIR)/hangdog-supervisor
+# Extra `go build` flags; the release build (make dist) sets -trimpath and
+# its -ldflags (the stamped version) here.
+BUILDFLAGS ?=
+# The programs the build and tests run (linters, the .deb packager), pinned
+# in tools/tools.mod apart from hangdog's own dependencies; once the module
+# cache holds them nothing is fetched.
+GOTOOL   := $(GO) tool -modfile=tools/tools.mod
 
-.PHONY: build install test test-short vet bench bench-judge e2e e2e-slow clean
+.PHONY: build install dist test test-short vet docs bench bench-judge e2e e2e-slow clean
 
 # Static (no cgo): no dynamic loader at every start of hangdog and its
 # supervisors. Three programs, installed side by side:
@@ -15,9 +23,9 @@ BINS     := bin/hangdog bin/hangdog-full bin/hangdog-supervisor
 #                       gives; it works on its own, only starts slower)
 #   hangdog-supervisor  the slim per-task supervisor hangdog starts
 build:
-	CGO_ENABLED=0 $(GO) build -tags lite -o bin/hangdog ./cmd/hangdog
-	CGO_ENABLED=0 $(GO) build -o bin/hangdog-full ./cmd/hangdog
-	CGO_ENABLED=0 $(GO) build -o bin/hangdog-supervisor ./cmd/hangdog-supervisor
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -tags lite -o $(BINDIR)/hangdog ./cmd/hangdog
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BINDIR)/hangdog-full ./cmd/hangdog
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BINDIR)/hangdog-supervisor ./cmd/hangdog-supervisor
 
 # Installs the three into $(PREFIX)/bin.
 install: build
@@ -25,26 +33,40 @@ install: build
 	install -m 0755 $(BINS) $(PREFIX)/bin/
 	@echo "installed hangdog, hangdog-full and hangdog-supervisor in $(PREFIX)/bin"
 
-# Linters, pinned; scripts/tool.sh uses an installed copy of that version or
-# installs it with `go install` (so `make vet` needs the Go proxy only once).
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-GOIMPORTS   := golang.org/x/tools/cmd/goimports@v0.52.0
+# The release: for each of $(PLATFORMS) a .tar.gz (the three programs,
+# completions, man pages), a .deb and an npm platform package; the npm
+# package hangdog; SHA256SUMS. In dist/. VERSION=1.2.3 names the release
+# (default: the tag vX.Y.Z at HEAD, else 0.0.0-dev.<commit time>).
+PLATFORMS ?= linux/amd64 linux/arm64
+dist:
+	PLATFORMS="$(PLATFORMS)" GO="$(GO)" scripts/dist.sh
 
 # gofmt, goimports (hangdog's own imports in a group of their own), go vet
 # and staticcheck with and without the lite tag, and the layout rules:
 # nothing imports a package above it, only bgtasks names a task's files.
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
-	@gi=$$(scripts/tool.sh goimports $(GOIMPORTS)) && out=$$($$gi -local github.com/hangdog/hangdog -l .) && \
+	@out=$$($(GOTOOL) goimports -local github.com/hangdog/hangdog -l .) && \
 		test -z "$$out" || { echo "goimports -local github.com/hangdog/hangdog -w needed:"; echo "$$out"; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags lite ./cmd/hangdog
-	@sc=$$(scripts/tool.sh staticcheck $(STATICCHECK)) && $$sc ./... && $$sc -tags lite ./cmd/hangdog
+	$(GOTOOL) staticcheck ./...
+	$(GOTOOL) staticcheck -tags lite ./cmd/hangdog
 	$(GO) test -count=1 ./internal/layout
 
-# The whole suite, race detector on. CI runs this.
+# The whole suite, race detector on. CI runs this. Through testsummary:
+# go test's own output, then every skipped test with its reason (plain go
+# test lists those only under -v), and go test's exit status.
 test: vet
-	$(GO) test -race -count=1 -timeout 9m ./...
+	@$(GO) build -o $(BINDIR)/testsummary ./scripts/testsummary
+	$(BINDIR)/testsummary $(GO) test -json -race -count=1 -timeout 9m ./...
+
+# The generated reference (docs/reference: CLI pages, settings, MCP tools,
+# exit codes), the man pages (docs/man) and the shell completions
+# (completions/), written from the code; `make test` fails while any is
+# stale (TestReferenceIsCurrent). Needs no network.
+docs:
+	HANGDOG_UPDATE_REFERENCE=1 $(GO) test -count=1 -run '^TestReferenceIsCurrent$$' ./cmd/hangdog
 
 # The real Claude Code and Codex CLIs (installed from npm, pinned) driving
 # hangdog's hook recipe and MCP server against scripted API stand-ins.
@@ -70,4 +92,4 @@ bench-judge: build
 	bash scripts/bench-judge.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

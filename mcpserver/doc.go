@@ -1,15 +1,15 @@
-// Package mcpserver owns hangdog's Model Context Protocol server: the tools an
-// AI agent calls instead of its own shell tool (bash, bg_tasks, bg_logs,
-// bg_send, bg_wait, bg_kill, bg_detach), their schemas and descriptions, the
-// instructions that tell the model what hangdog does for it, output shaped
-// for a model to read, and the delivery of background-task events: each
-// session is a consumer of the per-user event log, its undelivered events are
-// put at the top of its next tool result, and its cursor moves only once that
-// result has been written. It also owns what a session keeps between calls:
-// its shell's cwd (and exports), the supervisor it keeps started for its
-// next bash call (spare.go), and what a cancelled call's command gets
-// (cancel.go: detached when the client gave up waiting, else stopped), and
-// what its end does to the tasks, watchers and links it started
-// (session_end.go). The watch and approve tools present the watcher
-// service (watchctl), as the task tools present taskctl.
+// Package mcpserver owns hangdog's Model Context Protocol server: the tools
+// an AI agent calls instead of its own shell tool — bash, the bg_* tools for
+// background tasks, the watch_* tools for watchers and trigger links, and
+// approve_create — with their schemas and descriptions, the instructions
+// that tell the model what hangdog does for it, and output shaped for a
+// model to read. It delivers the event log to a session: each session is a
+// consumer, its undelivered events go at the top of its next tool result,
+// and its cursor moves only once that result has been written. It also owns
+// what a session keeps between calls: its shell's cwd (and exports), the
+// supervisor kept started for its next bash call, and what a cancelled
+// call's command gets (detached when the client gave up waiting, else
+// stopped), and what its end does to the tasks, watchers and links it
+// started. The watch and approve tools present the watcher service
+// (watchctl), as the task tools present taskctl.
 package mcpserver

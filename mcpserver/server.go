@@ -78,7 +78,16 @@ func New(cfg Config) (*Server, error) {
 		shell.close()
 		return nil, err
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hangdog", Title: "hangdog", Version: version(cfg.Version)},
+	if err := s.initMCP(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// initMCP makes the SDK server with hangdog's tools and resources: what a
+// client lists, shared by New and Tools.
+func (s *Server) initMCP() error {
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hangdog", Title: "hangdog", Version: version(s.cfg.Version)},
 		&mcp.ServerOptions{
 			Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			// The SDK keeps who subscribed to what; any task's log may be.
@@ -86,10 +95,10 @@ func New(cfg Config) (*Server, error) {
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		})
 	if err := s.addTools(); err != nil {
-		return nil, fmt.Errorf("mcpserver: %w", err)
+		return fmt.Errorf("mcpserver: %w", err)
 	}
 	s.addResources()
-	return s, nil
+	return nil
 }
 
 // Consumer is the event-log consumer name of this session.

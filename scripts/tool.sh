@@ -1,18 +1,10 @@
 #!/usr/bin/env bash
-# tool.sh NAME MODULE/PATH@VERSION: prints the path of a Go tool `make vet`
-# runs, at the pinned version. It uses the one in $(go env GOBIN) or
-# GOPATH/bin when it is that version, else installs it there with
-# `go install` (the Go module proxy serves it; nothing else is fetched).
+# tool.sh NAME: prints the path of the Go tool NAME `make vet` runs
+# (staticcheck, goimports; nfpm for make dist), at the version pinned in
+# tools/tools.mod, built into Go's build cache by `go tool -n`. For running a
+# linter by hand; make runs them as `go tool -modfile=tools/tools.mod NAME`.
+# A second argument (the old NAME@VERSION form) is ignored: the pin is in
+# tools/tools.mod.
 set -euo pipefail
-name=$1 pkg=$2
-version=${pkg##*@}
-bin=$(go env GOBIN)
-[ -n "$bin" ] || bin=$(go env GOPATH)/bin
-exe=$bin/$name
-if [ -x "$exe" ] && go version -m "$exe" 2>/dev/null | awk '$1 == "mod" { print $3 }' | grep -qx "$version"; then
-  echo "$exe"
-  exit 0
-fi
-echo "installing $pkg into $bin" >&2
-go install "$pkg" >&2
-echo "$exe"
+cd "$(dirname "$0")/.."
+exec go tool -modfile=tools/tools.mod -n "$1"

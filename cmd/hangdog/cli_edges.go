@@ -14,21 +14,47 @@ import (
 	"github.com/hangdog/hangdog/settings"
 )
 
-// version is hangdog's version for --version: the module version it was
-// built as, with the VCS revision when the build recorded one.
+// The release build (scripts/dist.sh) stamps these with -ldflags -X: the
+// version without a leading v, the commit (12 hex digits, -dirty when built
+// with uncommitted changes) and the commit's date (RFC 3339, UTC). Other builds leave them empty and version falls back to
+// what the Go toolchain recorded.
+var releaseVersion, releaseCommit, releaseDate string
+
+// version is hangdog's version for --version: the release's version, commit
+// and date, else the module version it was built as (what `go install
+// …@VERSION` records) with the VCS revision and time when the build recorded
+// them.
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
+	v, commit, date := releaseVersion, releaseCommit, releaseDate
+	if v == "" {
 		v = "dev"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " (" + s.Value[:12] + ")"
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				v = bi.Main.Version
+			}
+			dirty := ""
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					commit = s.Value[:min(12, len(s.Value))]
+				case "vcs.time":
+					date = s.Value
+				case "vcs.modified":
+					if s.Value == "true" {
+						dirty = "-dirty"
+					}
+				}
+			}
+			if commit != "" {
+				commit += dirty
+			}
 		}
+	}
+	switch {
+	case commit != "" && date != "":
+		v += " (commit " + commit + ", " + date + ")"
+	case commit != "":
+		v += " (commit " + commit + ")"
 	}
 	return v
 }

@@ -53,5 +53,5 @@ func execFull(args []string) error {
 	}
 	full := filepath.Join(filepath.Dir(self), fullBinaryName)
 	err = syscall.Exec(full, append([]string{os.Args[0]}, args...), os.Environ())
-	return fmt.Errorf("%s needs %s next to it (%s): %w; reinstall with `make install`", os.Args[0], fullBinaryName, full, err)
+	return fmt.Errorf("%s needs %s next to it (%s): %w; reinstall hangdog, which puts its programs side by side (make install, the .deb, the release archive or the npm package)", os.Args[0], fullBinaryName, full, err)
 }

@@ -89,8 +89,8 @@ func TestLiteHangdogWithoutFullSaysHowToFixIt(t *testing.T) {
 			t.Fatalf("hangdog %v without hangdog-full: %v, want exit %d\n%s", args, err, exitHangdogError, out)
 		}
 		msg := string(out)
-		if !strings.Contains(msg, "hangdog-full") || !strings.Contains(msg, "make install") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
-			t.Fatalf("hangdog %v: want one line naming hangdog-full and `make install`, got %q", args, msg)
+		if !strings.Contains(msg, "hangdog-full") || !strings.Contains(msg, "make install") || !strings.Contains(msg, "npm package") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+			t.Fatalf("hangdog %v: want one line naming hangdog-full and how to reinstall (make install, the npm package…), got %q", args, msg)
 		}
 	}
 }

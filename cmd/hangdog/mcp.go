@@ -28,12 +28,14 @@ func newMCPCmd() *cobra.Command {
 		Short: mcpShort,
 		Long: `Run a Model Context Protocol server on stdin/stdout for an AI agent's harness
 (Claude Code, Codex, any MCP client). Its tools: bash (run a command
-supervised), bg_tasks, bg_logs, bg_send, bg_wait, bg_kill and bg_detach.
+supervised); bg_tasks, bg_logs, bg_send, bg_wait, bg_kill and bg_detach for
+background tasks; watch_create, watch_list, watch_pause, watch_resume and
+watch_delete for watchers and trigger links; approve_create for approval links.
 
 A bash call that gets stuck, loops, or waits for input nobody will type comes
 back early with the task id, the reason and the output so far; the command
 keeps running in the background. An explicit timeout_seconds that passes
-detaches the call too, and so does --max-wait (default 50s, below the 60 s
+detaches the call too, and so does --max-wait (default ` + mcpserver.DefaultMaxWait.String() + `, below the 60 s
 after which most clients give up on a call); nothing is killed by a timeout.
 A call the client cancels because it gave up waiting is detached too; one a
 person cancels (Esc) stops its command, as Ctrl-C would.
@@ -60,8 +62,11 @@ every result.`,
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
-				Registry:     reg,
-				Consumer:     consumer,
+				Registry: reg,
+				Consumer: consumer,
+				// The release's stamped version; empty in other builds,
+				// where mcpserver reads the module version.
+				Version:      releaseVersion,
 				MaxWait:      maxWait,
 				OutputLimit:  outputLimit,
 				CarryExports: carryExports,

@@ -143,17 +143,22 @@ secrets redacted, marked untrusted. Holds: it fires; does not hold: nothing
 fires. The model is the one the watchdog uses (HANGDOG_OPENAI_BASE_URL and
 HANGDOG_OPENAI_MODEL, TYPESAFE_API_KEY, or watchdog.decisionModel.*); with none
 the fire goes out at once marked "condition not checked". A model that fails
-(timeout, 5xx, a bad answer) is asked again at the next check, and after 3
-failures in a row (watchers.judgeFailures) the fire goes out marked not checked.
+(timeout, 5xx, a bad answer) is asked again at the next check, and after
+watchers.judgeFailures failures in a row (` + settings.DefaultText("watchers.judgeFailures") + ` unless set) the fire goes out
+marked not checked.
 
-Limits: --interval at least 1m for http and rss, 1s for local kinds; --expires
-an ISO-8601 time with a zone; --cooldown (changes inside it advance the state
-and fire nothing); --max-fires 1-100 (default 20), then the watcher pauses;
---max-wakes-per-hour (default 12); at most 10 active watchers per owner. An
-unreachable source (timeout, 5xx, 429) is a skipped check; after 5 in a row
-you are told once and the watcher pauses; 3 errors in a row (404, a missing
-file) pause it too. The numbers are the built-in values of the watchers.*
-settings (` + "`hangdog config list`" + `), read at create and resume.`,
+Limits: --interval at least watchers.networkIntervalFloorSec seconds for http
+and rss (` + settings.DefaultText("watchers.networkIntervalFloorSec") + ` unless set), 1s for local kinds; --expires an ISO-8601
+time with a zone; --cooldown (changes inside it advance the state and fire
+nothing); --max-fires 1-100 (default: ` + settings.DefaultHelp("watchers.maxFires") + `),
+then the watcher pauses; --max-wakes-per-hour (default:
+` + settings.DefaultHelp("watchers.maxWakesPerHour") + `); at most watchers.maxActivePerOwner
+active watchers per owner (` + settings.DefaultText("watchers.maxActivePerOwner") + ` unless set). An unreachable source
+(timeout, 5xx, 429) is a skipped check; after watchers.graceChecks in a row
+(` + settings.DefaultText("watchers.graceChecks") + ` unless set) you are told once and the watcher pauses;
+watchers.maxErrors errors in a row (` + settings.DefaultText("watchers.maxErrors") + ` unless set; 404, a missing file)
+pause it too. The watchers.* settings (` + "`hangdog config list`" + `) are read at
+create and resume.`,
 		Example: `  hangdog watch create --kind file ./build/status.json --check status --path state --value failed,passed
   hangdog watch create --kind webhook --signature github --secret-env GH_HOOK_SECRET --check status --path workflow_run.conclusion --value failure
   hangdog watch create --kind webhook --max-hits 1 --expires 2026-12-24T18:00:00Z
@@ -227,8 +232,10 @@ settings (` + "`hangdog config list`" + `), read at create and resume.`,
 	f.DurationVar(&timeout, "timeout", 0, "command: how long a run may take (default 30s)")
 	f.StringVar(&q.ExpiresAt, "expires", "", "ISO-8601 time with a zone after which the watcher stops, e.g. 2026-12-01T18:00:00Z")
 	f.DurationVar(&cooldown, "cooldown", 0, "after a fire, changes within this long fire nothing")
-	f.IntVar(&maxFires, "max-fires", settings.DefaultWatchers().MaxFires, "fires before the watcher pauses, 1-100")
-	f.IntVar(&maxWakes, "max-wakes-per-hour", settings.DefaultWatchers().MaxWakesPerHour, "more fires than this within an hour pause the watcher")
+	// No flag default: an unset flag leaves the setting's value to the
+	// store, and the help names the setting rather than a number it holds.
+	f.IntVar(&maxFires, "max-fires", 0, "fires before the watcher pauses, 1-100 (default: "+settings.DefaultHelp("watchers.maxFires")+")")
+	f.IntVar(&maxWakes, "max-wakes-per-hour", 0, "more fires than this within an hour pause the watcher (default: "+settings.DefaultHelp("watchers.maxWakesPerHour")+")")
 	f.StringVar(&q.Signature, "signature", "", "webhook: github, standard_webhooks or hmac_sha256 (default: unsigned, the URL is the secret)")
 	f.StringVar(&q.SecretEnv, "secret-env", "", "webhook: the environment variable holding the signing secret")
 	f.StringVar(&q.SecretFile, "secret-file", "", "webhook: a private file (mode 600) holding the signing secret")

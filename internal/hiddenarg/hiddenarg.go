@@ -1,7 +1,9 @@
-// Package hiddenarg owns the hidden arguments that turn a hangdog binary
-// into one of its helper processes. main dispatches on them before any CLI
-// parsing, and the packages that start those helpers (supervisor/spawn,
-// jev/askproc) name them from here.
+// Package hiddenarg owns the hidden arguments a program's main checks
+// before any CLI parsing, each turning the binary into a helper process:
+// a task's supervisor (Supervise) and the helper that asks a remote decision
+// model for it (Ask). The mains dispatch on them and the packages that start
+// those helpers (supervisor/spawn, jev/askproc) name them from here. Hidden
+// cobra commands, such as a watcher's runner, are the CLI's own.
 //
 // It imports nothing, on purpose: it is a leaf every layer may import
 // without pulling anything upward or slowing a program's initialisation.

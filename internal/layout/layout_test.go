@@ -29,7 +29,7 @@ var layers = [][]string{
 	{"receiver", "approval"},
 	{"watchctl"},
 	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "faults", "e2e/claudecode", "e2e/codex"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the

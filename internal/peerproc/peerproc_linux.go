@@ -216,3 +216,48 @@ func (p *Proc) ExeBase() string {
 	}
 	return p.Comm
 }
+
+// Args is pid's command line as /proc shows it (a process may rewrite it:
+// npm shows its title there); nil when unreadable.
+func Args(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// BeyondLaunchers is pid, or, when pid only launches another program, the
+// nearest of its ancestors that does not: a client that starts hangdog's
+// MCP server as `npx -y hangdog mcp` is its grandparent's grandparent (npm
+// exec, its `sh -c`, the hangdog npm package's node launcher between).
+func BeyondLaunchers(pid int) (*Proc, error) {
+	p, err := Stat(pid)
+	// Bounded, as Ancestry is; a launcher chain is a few processes long.
+	for i := 0; err == nil && i < 16 && p.PPID > 1 && launcher(p, Args(p.PID)); i++ {
+		p, err = Stat(p.PPID)
+	}
+	return p, err
+}
+
+// launcher reports whether p only starts another program: a shell run
+// with -c, npm exec or npx (npm sets its title, "npm exec …", as its
+// command line), or node running the hangdog npm package's launcher
+// (packaging/npm/hangdog.js, by its path or its node_modules/.bin link).
+func launcher(p *Proc, args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	exe := p.ExeBase()
+	switch exe {
+	case "sh", "dash", "bash":
+		return len(args) > 1 && args[1] == "-c"
+	}
+	if !strings.HasPrefix(exe, "node") {
+		return false
+	}
+	if strings.HasPrefix(args[0], "npm exec ") || strings.HasPrefix(args[0], "npx ") {
+		return true
+	}
+	return len(args) > 1 && (strings.HasSuffix(args[1], "/hangdog/bin/hangdog.js") || strings.HasSuffix(args[1], "/node_modules/.bin/hangdog"))
+}

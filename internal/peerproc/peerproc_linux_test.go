@@ -1,12 +1,15 @@
 package peerproc
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -78,5 +81,65 @@ func TestStatReadsTaskIDAndStart(t *testing.T) {
 	}
 	if p.TaskID != "t42" || p.Start == 0 || p.PPID != os.Getpid() || p.Comm != "sleep" {
 		t.Fatalf("stat %+v", p)
+	}
+}
+
+// An MCP client starting `npx -y hangdog mcp` is above npm exec (titled
+// "npm exec …"), its `sh -c` and the hangdog npm package's node launcher:
+// BeyondLaunchers, from the launcher, finds the client — here a plain node
+// program, which is not taken for a launcher.
+func TestBeyondLaunchersFindsTheClientAboveNpx(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the launcher chain under test is npm's")
+	}
+	dir := t.TempDir()
+	bin := dir + "/node_modules/.bin"
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := dir + "/launcher.pid"
+	// The launcher starts a command that records its parent (the launcher)
+	// and waits.
+	launcherJS := `require("child_process").spawnSync("sh", ["-c", "echo $PPID > ` + pidFile + `.tmp && mv ` + pidFile + `.tmp ` + pidFile + `; sleep 30"], {stdio: "inherit"})`
+	if err := os.WriteFile(bin+"/hangdog", []byte(launcherJS), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// npm exec sets its title, then runs the bin through sh -c.
+	npmJS := `process.title = "npm exec hangdog mcp"; require("child_process").spawnSync("sh", ["-c", "node ` + bin + `/hangdog mcp"], {stdio: "inherit"})`
+	clientJS := `require("child_process").spawnSync(process.execPath, ["-e", ` + strconv.Quote(npmJS) + `], {stdio: "inherit"})`
+	client := exec.Command(node, "-e", clientJS)
+	client.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-client.Process.Pid, syscall.SIGKILL); _ = client.Wait() }()
+	var launcherPID int
+	for deadline := time.Now().Add(20 * time.Second); launcherPID == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the launcher chain did not start within 20 s")
+		}
+		if b, err := os.ReadFile(pidFile); err == nil {
+			launcherPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+	}
+	chain := []string{}
+	for _, p := range Ancestry(launcherPID) {
+		if p.PID == client.Process.Pid {
+			break
+		}
+		chain = append(chain, fmt.Sprintf("%d %s %.80q", p.PID, p.ExeBase(), Args(p.PID)))
+	}
+	t.Logf("the launchers, nearest first:\n%s", strings.Join(chain, "\n"))
+	p, err := BeyondLaunchers(launcherPID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PID != client.Process.Pid {
+		t.Errorf("BeyondLaunchers(%d) = %d (%s), want the client %d", launcherPID, p.PID, p.ExeBase(), client.Process.Pid)
+	}
+	// A process that launches nothing is itself.
+	if p, err := BeyondLaunchers(os.Getpid()); err != nil || p.PID != os.Getpid() {
+		t.Errorf("BeyondLaunchers(this test) = %v, %v; want itself", p, err)
 	}
 }

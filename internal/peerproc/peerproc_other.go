@@ -21,5 +21,11 @@ func Stat(pid int) (*Proc, error) { return nil, errUnsupported }
 // Ancestry is empty here.
 func Ancestry(pid int) []*Proc { return nil }
 
+// Args is nil here.
+func Args(pid int) []string { return nil }
+
+// BeyondLaunchers cannot tell here.
+func BeyondLaunchers(pid int) (*Proc, error) { return nil, errUnsupported }
+
 // ExeBase is the comm (always empty here).
 func (p *Proc) ExeBase() string { return p.Comm }

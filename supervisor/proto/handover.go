@@ -68,7 +68,7 @@ type Handover struct {
 var handoverShape = binstruct.Shape(Handover{})
 
 // ErrOtherBuild means the two ends of a link come from different builds.
-var ErrOtherBuild = errors.New("hangdog-supervisor is from another build than the hangdog that started it; reinstall both with `make install`")
+var ErrOtherBuild = errors.New("hangdog-supervisor is from another build than the hangdog that started it; reinstall hangdog so both come from one build (make install, the .deb, the release archive or the npm package)")
 
 // EncodeHandover encodes h, fingerprint first.
 func EncodeHandover(h Handover) ([]byte, error) {
