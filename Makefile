@@ -17,8 +17,9 @@ GOTOOL   := $(GO) tool -modfile=tools/tools.mod
 # Static (no cgo): no dynamic loader at every start of hangdog and its
 # supervisors. Three programs, installed side by side:
 #   hangdog             the CLI, built -tags lite: without the shell, the
-#                       settings screen and the MCP server, so every
-#                       `hangdog run` starts fast; it hands those to ...
+#                       settings screen, the MCP server and the watcher and
+#                       link commands, so every `hangdog run` starts fast;
+#                       it hands those to ...
 #   hangdog-full        ... the complete CLI (what `go install ./cmd/hangdog`
 #                       gives; it works on its own, only starts slower)
 #   hangdog-supervisor  the slim per-task supervisor hangdog starts

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 	"github.com/hangdog/hangdog/watchctl"
 )
@@ -54,7 +55,8 @@ tunnel in front of it), links carry that base URL instead.
 --details FILE is plain text shown under the question (- reads stdin; at most
 16 KiB). --options are 1 to 6 button labels (default Approve,Reject).
 --expires is an ISO-8601 time with a zone or a duration (default 24h, at most
-30 days). The owner is $HANGDOG_SESSION; at most 10 active watchers per owner.`,
+30 days). The owner is $HANGDOG_SESSION; it counts toward the owner's active
+watchers (at most watchers.maxActivePerOwner, ` + settings.DefaultText("watchers.maxActivePerOwner") + ` unless set).`,
 		Example: `  hangdog approve create --question 'Deploy build 142 to production?' --details notes.txt
   hangdog approve create --question 'Which plan?' --options 'Plan A,Plan B,Neither' --expires 2h --json | jq -r .url`,
 		Args: cobra.NoArgs,

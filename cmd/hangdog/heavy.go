@@ -8,5 +8,5 @@ package main
 const (
 	shellShort    = "Open the interactive shell (also: hangdog with no arguments)"
 	settingsShort = "Edit the watchdog settings on a full screen"
-	mcpShort      = "Serve hangdog's supervised bash and background-task tools to an AI agent (MCP over stdio)"
+	mcpShort      = "Serve hangdog's tools (supervised bash, background tasks, watchers, approval links) to an AI agent (MCP over stdio)"
 )

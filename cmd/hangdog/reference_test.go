@@ -147,6 +147,9 @@ func extraReferenceFiles(want map[string][]byte) ([]string, error) {
 func generateReference() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	root := newRootCmd()
+	// cobra adds `completion` when a command runs; the reference lists it
+	// as `hangdog --help` does.
+	root.InitDefaultCompletionCmd()
 	disableAutoGenTag(root)
 	if err := genCLI(root, files); err != nil {
 		return nil, err

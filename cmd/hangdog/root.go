@@ -24,7 +24,9 @@ func newRootCmd() *cobra.Command {
 process, watches what the process tree does, and moves a command that is stuck,
 looping or waiting for input nobody will type into the background instead of
 blocking its caller. Background tasks keep running and can be listed, read,
-answered, waited on or killed.`,
+answered, waited on or killed.
+
+` + exitCodesHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,7 +33,7 @@ You rarely start it: creating a link starts it (detached, its log in
 run ` + "`hangdog serve --stay`" + ` so it stays without links. Everything it accepts is
 on disk before it answers, so a restart loses nothing.`,
 		Example: `  hangdog serve --stay
-  HANGDOG_SERVE_ADDRESS=0.0.0.0:17465 hangdog serve --stay   # every interface: other machines can call
+  HANGDOG_SERVE_ADDRESS=0.0.0.0:` + defaultServePort() + ` hangdog serve --stay   # every interface: other machines can call
   # systemd --user: ExecStart=/usr/local/bin/hangdog serve --stay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,4 +52,14 @@ on disk before it answers, so a restart loses nothing.`,
 	}
 	cmd.Flags().BoolVar(&stay, "stay", false, "keep running when no link is active (under a service manager)")
 	return cmd
+}
+
+// defaultServePort is serve.address's default port, for examples that keep
+// the port and change the interface.
+func defaultServePort() string {
+	_, port, err := net.SplitHostPort(settings.DefaultServeAddress)
+	if err != nil {
+		return "PORT"
+	}
+	return port
 }
