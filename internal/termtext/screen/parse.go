@@ -333,6 +333,11 @@ func (s *Screen) dispatchCSI(final byte) error {
 				return &FullScreenError{Seq: append(seq, 'h'), AltScreen: alt}
 			}
 		}
+		if p.private == '?' && p.inter == 0 && final == 'l' {
+			if alt, _ := fullScreenModes(params); alt {
+				s.leftFullScreen()
+			}
+		}
 		return nil
 	}
 	if p.inter != 0 {

@@ -69,6 +69,8 @@ type Screen struct {
 	p parser
 
 	width displaywidth.Options
+
+	fs *frameState // set only while Frame plays a stream
 }
 
 // New returns an empty screen that keeps at most maxLines logical lines
@@ -429,6 +431,7 @@ func (s *Screen) moveTo(row, col int) {
 		s.col = max(0, min(col-1, maxLineCells-1))
 		return
 	}
+	s.addressed(row)
 	target := max(s.floor, s.base) + int64(max(row, 1)-1)
 	if target-s.last() > int64(len(s.ring)) {
 		target = s.last() + int64(len(s.ring))
