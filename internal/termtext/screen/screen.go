@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/clipperhouse/displaywidth"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // cell is one terminal column of a line. A wide character takes two cells:
@@ -66,7 +68,7 @@ type Screen struct {
 	savedY   int64
 	savedCol int
 
-	p parser
+	tok termtext.Tokenizer
 
 	width displaywidth.Options
 
@@ -452,7 +454,7 @@ func (s *Screen) FreshLine() {
 	}
 	s.col = 0
 	s.cur = 0
-	s.p.reset()
+	s.tok.Reset()
 }
 
 // Reset forgets every line and all parser state.
@@ -465,5 +467,5 @@ func (s *Screen) Reset() {
 	s.cells = 0
 	s.cy, s.col, s.cur = s.base, 0, 0
 	s.cleared = false
-	s.p.reset()
+	s.tok.Reset()
 }
