@@ -53,10 +53,10 @@ const (
 	tsStringEsc          // ESC inside a string: ST if '\' follows
 )
 
-// Token is one thing a terminal would act on. Text and Params point into
-// the input or the Tokenizer, valid until its next call.
+// Token is one thing a terminal would act on: the fields its Kind names
+// are set, the others are stale. Text and Params point into the input or
+// the Tokenizer, valid until its next call.
 type Token struct {
-	Kind    Kind
 	Text    []byte
 	Rune    rune
 	N       int
@@ -84,7 +84,14 @@ type Tokenizer struct {
 
 	utf8  [utf8.UTFMax]byte
 	nutf8 int
+
+	// tok is the last token; Next returns only its kind, so the hot loop
+	// copies no struct.
+	tok Token
 }
+
+// Token is the token the last Next returned.
+func (t *Tokenizer) Token() *Token { return &t.tok }
 
 // Reset returns to the ground state and reports how many bytes of an
 // unfinished character it dropped (a consumer may show them as U+FFFD).
@@ -99,42 +106,55 @@ func (t *Tokenizer) Reset() (dropped int) {
 // be: Reset drops it).
 func (t *Tokenizer) Ground() bool { return t.state == tsGround }
 
-// Next reads the next token from p and returns it with the number of bytes
-// it consumed. It consumes at least one byte of a non-empty p unless it
-// returns a KindInvalid token for bytes held from earlier calls. At the end
-// of p the token may be KindNone: a sequence goes on in the next call.
-func (t *Tokenizer) Next(p []byte) (Token, int) {
+// Between says the tokenizer is between tokens in its ground state, where
+// a control character other than ESC is a KindControl token by itself: a
+// consumer's hot loop may act on one (a newline) without calling Next.
+func (t *Tokenizer) Between() bool { return t.state == tsGround && t.nutf8 == 0 }
+
+// Next reads the next token from p and returns its kind (Token has the
+// rest) and the number of bytes it consumed. It may consume nothing when it
+// reports a character held from earlier calls invalid, or abandons a
+// sequence for a byte it then reads as text. At the end of p the kind may
+// be KindNone: a sequence goes on in the next call. p must not be empty.
+func (t *Tokenizer) Next(p []byte) (Kind, int) {
+	if t.Between() {
+		// The fast path: a run of printable ASCII, or a control
+		// character, the bulk of any output.
+		if b := p[0]; b >= 0x20 && b < 0x7f {
+			return KindText, t.text(p)
+		} else if b < 0x20 && b != 0x1b {
+			t.tok.Final = b
+			return KindControl, 1
+		}
+	}
 	i := 0
 	for i < len(p) {
 		b := p[i]
 		switch t.state {
 		case tsGround:
 			if t.nutf8 > 0 || b >= utf8.RuneSelf {
-				tok, used := t.utf8Byte(b)
+				k, used := t.utf8Byte(b)
 				if used {
 					i++
 				}
-				if tok.Kind != KindNone || i == len(p) {
-					return tok, i
+				if k != KindNone || i == len(p) {
+					return k, i
 				}
 				continue
 			}
 			if b >= 0x20 && b < 0x7f {
 				if i > 0 {
-					return Token{}, i
+					return KindNone, i
 				}
-				j := 1
-				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-					j++
-				}
-				return Token{Kind: KindText, Text: p[:j]}, j
+				return KindText, t.text(p)
 			}
 			if b == 0x1b {
 				t.state = tsEscape
 				i++
 				continue
 			}
-			return Token{Kind: KindControl, Final: b}, i + 1
+			t.tok.Final = b
+			return KindControl, i + 1
 		case tsEscape:
 			i++
 			switch {
@@ -148,12 +168,13 @@ func (t *Tokenizer) Next(p []byte) (Token, int) {
 				t.inter = b
 			case b >= 0x30 && b <= 0x7e:
 				t.state = tsGround
-				return Token{Kind: KindEsc, Final: b}, i
+				t.tok.Inter, t.tok.Final = 0, b
+				return KindEsc, i
 			default:
-				if tok, reread := t.inSequence(b); reread {
-					return Token{}, i - 1 // read it again as text
-				} else if tok.Kind != KindNone {
-					return tok, i
+				if k, reread := t.inSequence(b); reread {
+					return KindNone, i - 1 // read it again as text
+				} else if k != KindNone {
+					return k, i
 				}
 			}
 		case tsEscInter:
@@ -163,12 +184,13 @@ func (t *Tokenizer) Next(p []byte) (Token, int) {
 				t.inter = b
 			case b >= 0x30 && b <= 0x7e:
 				t.state = tsGround
-				return Token{Kind: KindEsc, Inter: t.inter, Final: b}, i
+				t.tok.Inter, t.tok.Final = t.inter, b
+				return KindEsc, i
 			default:
-				if tok, reread := t.inSequence(b); reread {
-					return Token{}, i - 1 // read it again as text
-				} else if tok.Kind != KindNone {
-					return tok, i
+				if k, reread := t.inSequence(b); reread {
+					return KindNone, i - 1 // read it again as text
+				} else if k != KindNone {
+					return k, i
 				}
 			}
 		case tsCSI:
@@ -189,14 +211,15 @@ func (t *Tokenizer) Next(p []byte) (Token, int) {
 			case b >= 0x40 && b <= 0x7e:
 				t.state = tsGround
 				if t.overflow {
-					return Token{}, i
+					return KindNone, i
 				}
-				return Token{Kind: KindCSI, Private: t.private, Params: t.params[:t.nparams], Inter: t.inter, Final: b}, i
+				t.tok.Private, t.tok.Params, t.tok.Inter, t.tok.Final = t.private, t.params[:t.nparams], t.inter, b
+				return KindCSI, i
 			default:
-				if tok, reread := t.inSequence(b); reread {
-					return Token{}, i - 1 // read it again as text
-				} else if tok.Kind != KindNone {
-					return tok, i
+				if k, reread := t.inSequence(b); reread {
+					return KindNone, i - 1 // read it again as text
+				} else if k != KindNone {
+					return k, i
 				}
 			}
 		case tsString:
@@ -204,25 +227,36 @@ func (t *Tokenizer) Next(p []byte) (Token, int) {
 			switch b {
 			case 0x07, 0x18, 0x1a:
 				t.state = tsGround
-				return Token{}, i
+				return KindNone, i
 			case 0x1b:
 				t.state = tsStringEsc
 			case '\n':
 				if t.NewlineEndsString {
 					t.state = tsGround
-					return Token{Kind: KindControl, Final: b}, i
+					t.tok.Final = b
+					return KindControl, i
 				}
 			}
 		case tsStringEsc:
 			if b == '\\' {
 				t.state = tsGround
-				return Token{}, i + 1
+				return KindNone, i + 1
 			}
 			// Not ST: the ESC begins a new sequence.
 			t.state = tsEscape
 		}
 	}
-	return Token{}, i
+	return KindNone, i
+}
+
+// text takes the run of printable ASCII p starts with.
+func (t *Tokenizer) text(p []byte) int {
+	j := 1
+	for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+		j++
+	}
+	t.tok.Text = p[:j]
+	return j
 }
 
 // inSequence handles a byte that cannot continue the current escape
@@ -230,45 +264,48 @@ func (t *Tokenizer) Next(p []byte) (Token, int) {
 // ESC starts a new one, DEL is ignored. A byte ≥ 0x80 belongs to no 7-bit
 // sequence: the sequence is abandoned and the caller reads the byte again
 // as text (reread).
-func (t *Tokenizer) inSequence(b byte) (tok Token, reread bool) {
+func (t *Tokenizer) inSequence(b byte) (k Kind, reread bool) {
 	switch {
 	case b == 0x1b:
 		t.state = tsEscape
 	case b == 0x18 || b == 0x1a:
 		t.state = tsGround
 	case b < 0x20:
-		return Token{Kind: KindControl, Final: b}, false
+		t.tok.Final = b
+		return KindControl, false
 	case b == 0x7f:
 	default:
 		t.state = tsGround
-		return Token{}, true
+		return KindNone, true
 	}
-	return Token{}, false
+	return KindNone, false
 }
 
 // utf8Byte takes one byte of a multi-byte character. used is false when the
 // byte was not taken: the character held so far is reported invalid, and
 // the byte is read again on its own.
-func (t *Tokenizer) utf8Byte(b byte) (tok Token, used bool) {
+func (t *Tokenizer) utf8Byte(b byte) (k Kind, used bool) {
 	if t.nutf8 > 0 && !continues(t.utf8[0], t.nutf8, b) {
-		n := t.nutf8
+		t.tok.N = t.nutf8
 		t.nutf8 = 0
-		return Token{Kind: KindInvalid, N: n}, false
+		return KindInvalid, false
 	}
 	if t.nutf8 == 0 && (b < 0xc2 || b > 0xf4) {
-		return Token{Kind: KindInvalid, N: 1}, true
+		t.tok.N = 1
+		return KindInvalid, true
 	}
 	t.utf8[t.nutf8] = b
 	t.nutf8++
 	if !utf8.FullRune(t.utf8[:t.nutf8]) {
-		return Token{}, true
+		return KindNone, true
 	}
 	r, _ := utf8.DecodeRune(t.utf8[:t.nutf8])
 	t.nutf8 = 0
 	if r < 0xa0 {
-		return Token{}, true // C1 control characters have no text meaning
+		return KindNone, true // C1 control characters have no text meaning
 	}
-	return Token{Kind: KindRune, Rune: r}, true
+	t.tok.Rune = r
+	return KindRune, true
 }
 
 // continues says b can be byte k (k ≥ 1) of a character whose first byte is

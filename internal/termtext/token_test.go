@@ -27,16 +27,17 @@ func events(in string, newlineEnds bool, cuts ...int) []string {
 			if guard > 4*len(in)+8 {
 				panic("Next makes no progress")
 			}
-			tok, n := t.Next(p)
+			kind, n := t.Next(p)
 			p = p[n:]
-			if tok.Kind == KindText {
+			tok := t.Token()
+			if kind == KindText {
 				text += string(tok.Text)
 				continue
 			}
-			if tok.Kind != KindNone {
+			if kind != KindNone {
 				flushText()
 			}
-			switch tok.Kind {
+			switch kind {
 			case KindRune:
 				out = append(out, fmt.Sprintf("rune %c", tok.Rune))
 			case KindInvalid:

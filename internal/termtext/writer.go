@@ -58,9 +58,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	total := len(p)
 	for len(p) > 0 {
-		tok, n := w.tok.Next(p)
+		kind, n := w.tok.Next(p)
 		p = p[n:]
-		switch tok.Kind {
+		tok := w.tok.Token()
+		switch kind {
 		case KindText:
 			w.putASCII(tok.Text)
 		case KindRune:

@@ -35,9 +35,23 @@ func (s *Screen) Write(b []byte) (int, error) {
 		done = k
 	}
 	for i := done; i < len(b); {
-		tok, n := s.tok.Next(b[i:])
+		if s.tok.Between() {
+			// Line ends without a call: a flood is mostly short lines.
+			switch b[i] {
+			case '\n':
+				s.newline()
+				i++
+				continue
+			case '\r':
+				s.col = 0
+				i++
+				continue
+			}
+		}
+		kind, n := s.tok.Next(b[i:])
 		i += n
-		switch tok.Kind {
+		tok := s.tok.Token()
+		switch kind {
 		case termtext.KindText:
 			s.putASCII(tok.Text)
 		case termtext.KindRune:
@@ -163,7 +177,7 @@ func (s *Screen) escape(c byte) {
 	}
 }
 
-func (s *Screen) dispatchCSI(tok termtext.Token) error {
+func (s *Screen) dispatchCSI(tok *termtext.Token) error {
 	params, final := tok.Params, tok.Final
 	if tok.Private != 0 {
 		if tok.Private == '?' && tok.Inter == 0 && final == 'h' {
