@@ -149,6 +149,9 @@ func shapeScreen(w Window, limit int, id string, c Calls) (Shown, bool) {
 	if n := w.TailStart - w.Base; n <= int64(len(w.Head)) {
 		raw, start = append(w.Head[:n:n], w.Tail...), w.Base
 	}
+	if bytes.IndexByte(raw, 0x1b) < 0 {
+		return Shown{}, false // no escape sequence: nothing drew a screen
+	}
 	d := screen.Frame(raw)
 	if !d.FullScreen {
 		return Shown{}, false
