@@ -168,7 +168,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		<-progDone
 	}()
 
-	p := &bashPresenter{s: s, ctx: ctx, command: in.Command, started: started, out: newCapture()}
+	p := &bashPresenter{s: s, ctx: ctx, command: in.Command, started: started, out: taskctl.NewCapture()}
 	o, err := link.Follow(func(ev taskctl.Event) error {
 		switch ev.Kind {
 		case taskctl.EventOutput:
@@ -200,7 +200,7 @@ type bashPresenter struct {
 	ctx      context.Context // the call's
 	command  string
 	started  time.Time
-	out      *capture
+	out      *taskctl.Capture
 	warnings []string
 }
 
@@ -243,7 +243,7 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 	}
 }
 
-func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+func (s *Server) detachedResult(d *taskctl.Detach, command string, out *taskctl.Capture, warnings []string) toolResult {
 	if d.ExitCode != nil {
 		return s.leftRunningResult(d, command, out, warnings)
 	}
@@ -253,16 +253,18 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 		d.TaskID, commandLabel(command), taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), reason)
 	writeWarnings(&b, warnings)
 	b.WriteString("Output so far:\n")
-	w := out.window()
-	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
-	writeOutput(&b, text)
-	if prompt := unfinishedLine(w); prompt != "" && !strings.Contains(reason, prompt) {
+	w := out.Window()
+	shown := shape(w, s.limit, d.TaskID)
+	writeOutput(&b, shown.Text)
+	// A screen's cursor sits anywhere: only a line-by-line program's
+	// unfinished last line can be a question.
+	if prompt := taskctl.UnfinishedLine(w); prompt != "" && !shown.Screen && !taskctl.FullScreenWait(d.Wait) && !strings.Contains(reason, prompt) {
 		fmt.Fprintf(&b, "Its last line has no newline yet, so it may be waiting for an answer to: %s\n", commandLabel(prompt))
 	}
 	b.WriteString(nextSteps(d.Wait, d.TaskID))
 	return toolResult{text: b.String(), task: &taskOutput{
 		Status: "detached", TaskID: d.TaskID, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
-		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings,
+		Output: shown.Text, Omitted: shown.Omitted, Screen: shown.Screen, OutputBytes: w.Total, Warnings: warnings,
 	}}
 }
 
@@ -270,27 +272,27 @@ func (s *Server) detachedResult(d *taskctl.Detach, command string, out *capture,
 // running (`server &`): its exit, as any ended command's, then what it
 // left and that the task stays until they end. A non-zero exit is an
 // error, as for any command.
-func (s *Server) leftRunningResult(d *taskctl.Detach, command string, out *capture, warnings []string) toolResult {
+func (s *Server) leftRunningResult(d *taskctl.Detach, command string, out *taskctl.Capture, warnings []string) toolResult {
 	code := *d.ExitCode
 	var b strings.Builder
 	fmt.Fprintf(&b, "Exit %d after %s (task %s).\n", code, taskctl.Spoken.Format(time.Duration(d.ElapsedMS)*time.Millisecond), d.TaskID)
 	fmt.Fprintf(&b, "It left running: %s. Task %s keeps running until they end; bg_kill {\"id\": %q} stops them.\n",
 		taskctl.DescribeLeft(d.LeftRunning), d.TaskID, d.TaskID)
 	writeWarnings(&b, warnings)
-	w := out.window()
-	text, omitted := shapeOutputRange(w, s.limit, d.TaskID)
-	writeOutput(&b, text)
+	w := out.Window()
+	shown := shape(w, s.limit, d.TaskID)
+	writeOutput(&b, shown.Text)
 	left := make([]leftProc, 0, len(d.LeftRunning))
 	for _, p := range d.LeftRunning {
 		left = append(left, leftProc{PID: p.PID, Argv: p.Argv, Listening: p.Listening})
 	}
 	return toolResult{text: strings.TrimRight(b.String(), "\n"), isError: code != 0, task: &taskOutput{
 		Status: "detached", TaskID: d.TaskID, ExitCode: &code, DurationMS: d.ElapsedMS, Reason: d.Reason, Wait: d.Wait,
-		Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings, LeftRunning: left,
+		Output: shown.Text, Omitted: shown.Omitted, Screen: shown.Screen, OutputBytes: w.Total, Warnings: warnings, LeftRunning: left,
 	}}
 }
 
-func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *capture, warnings []string) toolResult {
+func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *taskctl.Capture, warnings []string) toolResult {
 	var b strings.Builder
 	isError := false
 	switch r.State {
@@ -307,10 +309,10 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)
 	}
 	writeWarnings(&b, warnings)
-	w := out.window()
-	text, omitted := shapeOutputRange(w, s.limit, id)
-	writeOutput(&b, text)
-	o := &taskOutput{TaskID: id, DurationMS: took.Milliseconds(), Output: text, Omitted: omitted, OutputBytes: w.total, Warnings: warnings}
+	w := out.Window()
+	shown := shape(w, s.limit, id)
+	writeOutput(&b, shown.Text)
+	o := &taskOutput{TaskID: id, DurationMS: took.Milliseconds(), Output: shown.Text, Omitted: shown.Omitted, Screen: shown.Screen, OutputBytes: w.Total, Warnings: warnings}
 	o.setResult(r)
 	// A command that failed is a failed call, as a harness counts it; the
 	// text still says exit N and shows the output.
@@ -318,16 +320,16 @@ func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, o
 }
 
 // lostRun reports a run whose supervisor link broke with no end on record.
-func (s *Server) lostRun(id string, out *capture, cause error) toolResult {
+func (s *Server) lostRun(id string, out *taskctl.Capture, cause error) toolResult {
 	why := cause.Error()
 	if errors.Is(cause, taskctl.ErrSupervisorGone) {
 		why = "its supervisor exited without reporting a result"
 	}
-	w := out.window()
-	text, omitted := shapeOutputRange(w, s.limit, id)
+	w := out.Window()
+	shown := shape(w, s.limit, id)
 	r := errorResult("⚠ hangdog lost track of task %s: %s. Its output so far is kept (bg_logs {\"id\": %q}):\n%s",
-		id, why, id, text)
-	r.task = &taskOutput{Status: "lost", TaskID: id, Reason: why, Output: text, Omitted: omitted, OutputBytes: w.total}
+		id, why, id, shown.Text)
+	r.task = &taskOutput{Status: "lost", TaskID: id, Reason: why, Output: shown.Text, Omitted: shown.Omitted, Screen: shown.Screen, OutputBytes: w.Total}
 	return r
 }
 

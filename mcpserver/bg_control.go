@@ -64,8 +64,9 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 	if now > before {
 		if raw, err := readLog(t, before, logsReadMax); err == nil {
 			b.WriteString("Output since:\n")
-			w := rawWindow{base: before, head: raw, tail: raw, tailStart: before, total: before + int64(len(raw))}
-			data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+			w := taskctl.Window{Base: before, Head: raw, Tail: raw, TailStart: before, Total: before + int64(len(raw))}
+			shown := shape(w, s.limit, t.ID)
+			data.Output, data.Omitted, data.Screen = shown.Text, shown.Omitted, shown.Screen
 			writeOutput(&b, data.Output)
 		}
 	} else {

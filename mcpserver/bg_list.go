@@ -134,7 +134,7 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 		if err != nil {
 			return errorResult("%v", err)
 		}
-		text, n := takeHead(raw, s.limit)
+		text, n := termtext.Head(raw, s.limit)
 		to := from + int64(n)
 		fmt.Fprintf(&b, "Bytes %d-%d:\n", from, to)
 		writeOutput(&b, text)
@@ -155,7 +155,7 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 				raw, from = raw[i+1:], from+int64(i+1)
 			}
 		}
-		full, start := takeTail(raw, s.limit)
+		full, start := termtext.Tail(raw, s.limit)
 		text := termtext.LastLines(full, in.TailLines)
 		if from+int64(start) > 0 || len(text) < len(strings.TrimRight(full, "\n")) {
 			fmt.Fprintf(&b, "Last lines (the whole output: bg_logs {\"id\": %q, \"since_offset\": 0}):\n", t.ID)
@@ -167,7 +167,8 @@ func (s *Server) bgLogs(ctx context.Context, in bgLogsInput) toolResult {
 		if err != nil {
 			return errorResult("%v", err)
 		}
-		data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+		shown := shape(w, s.limit, t.ID)
+		data.Output, data.Omitted, data.Screen = shown.Text, shown.Omitted, shown.Screen
 		writeOutput(&b, data.Output)
 	}
 	return toolResult{text: strings.TrimRight(b.String(), "\n"), task: data}

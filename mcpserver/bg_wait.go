@@ -60,7 +60,7 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s (%s) is still running after waiting %s (running for %s in all). Latest output:\n",
 		t.ID, commandLabel(t.Command), taskctl.Spoken.Format(waited), taskctl.Spoken.Format(t.Duration(time.Now())))
-	latest := termtext.LastLines(shapeOutput(w, s.limit, t.ID), 30)
+	latest := termtext.LastLines(shape(w, s.limit, t.ID).Text, 30)
 	writeOutput(&b, latest)
 	b.WriteString(nextSteps("", t.ID))
 	data := taskRecord(t)
@@ -92,7 +92,8 @@ func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
 		fmt.Fprintf(&b, "Task %s (%s): %s after %s.\n", t.ID, commandLabel(t.Command), taskctl.DescribeEnd(r, agentWords{}), taskctl.Spoken.Format(took))
 	}
 	data := taskRecord(t)
-	data.Output, data.Omitted = shapeOutputRange(w, s.limit, t.ID)
+	shown := shape(w, s.limit, t.ID)
+	data.Output, data.Omitted, data.Screen = shown.Text, shown.Omitted, shown.Screen
 	data.OutputBytes = size
 	writeOutput(&b, data.Output)
 	// As for bash: a command that failed makes a failed call.

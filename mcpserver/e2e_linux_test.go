@@ -1086,3 +1086,63 @@ func TestPagerDetachAdvisesQuittingIt(t *testing.T) {
 		t.Errorf("pager footer offers typing an answer: %q", r.text)
 	}
 }
+
+// A long output reaches the model as its head and its end, the cut marked
+// between them, never as the end alone.
+func TestHugeOutputKeepsItsHeadAndItsEnd(t *testing.T) {
+	w := newWorld(t)
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": "seq 1 100000"})
+	note := regexp.MustCompile(`\n\[… [^\n]* left out here \(bytes (\d+)-(\d+) of the task's log\); read it with bg_logs [^\n]*…\]\n`)
+	m := note.FindStringSubmatchIndex(r.text)
+	if m == nil {
+		t.Fatalf("no marker of the cut: %.300q…", r.text)
+	}
+	head, tail := r.text[:m[0]], r.text[m[1]:]
+	if !strings.Contains(head, "\n1\n2\n3\n") || !strings.HasSuffix(tail, "\n99999\n100000") {
+		t.Errorf("first or last lines missing: head …%q, tail …%q", head[max(len(head)-40, 0):], tail[max(len(tail)-40, 0):])
+	}
+	omitted, _ := r.data["omitted"].(map[string]any)
+	from, _ := strconv.Atoi(r.text[m[2]:m[3]])
+	to, _ := strconv.Atoi(r.text[m[4]:m[5]])
+	if omitted == nil || omitted["from"] != float64(from) || omitted["to"] != float64(to) || from >= to {
+		t.Errorf("structured omitted %v, the note says %d-%d", r.data["omitted"], from, to)
+	}
+}
+
+// A full-screen program's output is the screen it drew, row by row, not
+// the fragments its cursor moves put on one line; and an editor's cursor
+// is not read as a question waiting for an answer.
+func TestEditorOutputIsTheScreenItDrew(t *testing.T) {
+	vi, err := exec.LookPath("vi")
+	if err != nil {
+		t.Skip("no vi on PATH (.ci/run installs vim-tiny)")
+	}
+	w := newWorld(t)
+	w.projectConfig("watchdog:\n  inputWaitSec: 1\n")
+	cs := w.connect()
+	r := call(t, cs, "bash", map[string]any{"command": vi + " x.txt"})
+	if r.data["status"] != "detached" || r.data["wait"] != "editor" {
+		t.Fatalf("want vi detached as an editor: %v %q", r.data, r.text)
+	}
+	defer call(t, cs, "bg_kill", map[string]any{"id": r.data["task_id"]})
+	if r.data["screen"] != true || !strings.Contains(r.text, "full-screen program drew the screen below") {
+		t.Errorf("result does not say it shows a screen: %v %q", r.data["screen"], r.text)
+	}
+	lines := strings.Split(r.text, "\n")
+	tildes, status := 0, false
+	for _, l := range lines {
+		if l == "~" {
+			tildes++
+		}
+		if strings.HasPrefix(l, `"x.txt"`) {
+			status = true
+		}
+	}
+	if tildes < 10 || !status {
+		t.Errorf("want the editor's rows (%d lines of \"~\", status line %v): %q", tildes, status, r.text)
+	}
+	if strings.Contains(r.text, "no newline yet") {
+		t.Errorf("an editor's screen is read as a question: %q", r.text)
+	}
+}

@@ -73,6 +73,9 @@ func nextSteps(wait, id string) string {
 type agentCalls struct{}
 
 func (agentCalls) Logs(id string) string { return fmt.Sprintf("bg_logs {\"id\": %q}", id) }
+func (agentCalls) LogsFrom(id string, off int64) string {
+	return fmt.Sprintf("bg_logs {\"id\": %q, \"since_offset\": %d}", id, off)
+}
 func (agentCalls) Wait(id string) string {
 	return fmt.Sprintf("bg_wait {\"id\": %q, \"timeout_seconds\": 60}", id)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // A task's output.log only grows while it runs and is never rewritten, so
@@ -44,16 +45,19 @@ func readLog(t *bgtasks.Task, off int64, n int) ([]byte, error) {
 }
 
 // logWindow reads the start and the end of a task's log, as much as a
-// result can show, for shapeOutput.
-func logWindow(t *bgtasks.Task, size int64) (rawWindow, error) {
-	head, err := readLog(t, 0, int(min(size, headKeep)))
-	if err != nil {
-		return rawWindow{}, err
+// result can show.
+func logWindow(t *bgtasks.Task, size int64) (taskctl.Window, error) {
+	f, err := os.Open(t.OutputPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return taskctl.Window{}, nil
 	}
-	tailStart := max(size-tailKeep, 0)
-	tail, err := readLog(t, tailStart, int(size-tailStart))
 	if err != nil {
-		return rawWindow{}, err
+		return taskctl.Window{}, fmt.Errorf("read output of task %s: %w", t.ID, err)
 	}
-	return rawWindow{head: head, tail: tail, tailStart: tailStart, total: tailStart + int64(len(tail))}, nil
+	defer f.Close()
+	w, err := taskctl.ReadWindow(f, size, taskctl.HeadKeep, taskctl.TailKeep)
+	if err != nil {
+		return taskctl.Window{}, fmt.Errorf("read output of task %s: %w", t.ID, err)
+	}
+	return w, nil
 }

@@ -139,7 +139,7 @@ func quoteTail(tail string) string {
 	}
 	lines := strings.Split(termtext.LastLines(tail, noticeTailLines), "\n")
 	for i, l := range lines {
-		lines[i] = truncateText(l, noticeLineWidth)
+		lines[i] = termtext.Truncate(l, noticeLineWidth)
 	}
 	return indent(strings.Join(lines, "\n"), "    ")
 }

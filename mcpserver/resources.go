@@ -67,7 +67,7 @@ func (s *Server) readTaskOutput(ctx context.Context, req *mcp.ReadResourceReques
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI: uri, MIMEType: "text/plain", Text: shapeOutput(w, resourceLimit, t.ID),
+		URI: uri, MIMEType: "text/plain", Text: shape(w, resourceLimit, t.ID).Text,
 	}}}, nil
 }
 

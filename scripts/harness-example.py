@@ -61,9 +61,10 @@ def run(command):
     except ValueError:
         # hangdog itself failed (bad cwd, unwritable home): say so.
         return f"hangdog could not run it: {p.stderr.strip()}", True
+    # A long output comes as its head and its end, the cut marked in the
+    # middle (output_omitted says which bytes); a full-screen program's as
+    # the rows of its last frame (output_screen).
     out = r.get("output", "")
-    if r.get("output_dropped_bytes"):
-        out = f"[first {r['output_dropped_bytes']} bytes left out; hangdog bg logs {r['task_id']} has them]\n" + out
     status, tid = r["status"], r["task_id"]
     if status == "exited":
         return f"exit {r['exit_code']} (task {tid})\n{out}", False

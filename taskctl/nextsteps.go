@@ -12,6 +12,9 @@ import "fmt"
 // for an agent.
 type Calls interface {
 	Logs(id string) string
+	// LogsFrom reads the output from byte offset off on (or whole, where
+	// a front end has no offsets).
+	LogsFrom(id string, off int64) string
 	Send(id, text string) string // text exactly as it is to be typed
 	Wait(id string) string
 	Kill(id string) string

@@ -1,13 +1,17 @@
 package taskctl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
 
 type testCalls struct{}
 
-func (testCalls) Logs(id string) string       { return "LOGS(" + id + ")" }
+func (testCalls) Logs(id string) string { return "LOGS(" + id + ")" }
+func (testCalls) LogsFrom(id string, off int64) string {
+	return fmt.Sprintf("LOGSFROM(%s, %d)", id, off)
+}
 func (testCalls) Send(id, text string) string { return "SEND(" + id + "," + text + ")" }
 func (testCalls) Wait(id string) string       { return "WAIT(" + id + ")" }
 func (testCalls) Kill(id string) string       { return "KILL(" + id + ")" }

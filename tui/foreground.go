@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/taskctl"
-	"github.com/hangdog/hangdog/tui/screen"
 )
 
 // foreground is the command the shell is running: its link, and the two

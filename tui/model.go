@@ -16,9 +16,9 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/taskctl"
-	"github.com/hangdog/hangdog/tui/screen"
 	"github.com/hangdog/hangdog/tui/settingsview"
 )
 

@@ -3,7 +3,7 @@ package tui
 import (
 	"sync"
 
-	"github.com/hangdog/hangdog/tui/screen"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 )
 
 // scrollback is the shell's screen, shared by the goroutine that feeds a

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/hangdog/hangdog/internal/termtext"
-	"github.com/hangdog/hangdog/tui/screen"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 )
 
 // find is scrollback search (Ctrl+F): the query is typed on the input line,

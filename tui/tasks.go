@@ -17,8 +17,8 @@ import (
 	"github.com/hangdog/hangdog/internal/keys"
 	"github.com/hangdog/hangdog/internal/procusage"
 	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 	"github.com/hangdog/hangdog/taskctl"
-	"github.com/hangdog/hangdog/tui/screen"
 )
 
 // tasksView is /bg: the task list, with a log, a line to send, or a kill

@@ -18,7 +18,6 @@ import (
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/cmd/hangdog/internal/earlyrun"
 	"github.com/hangdog/hangdog/internal/rawterm"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -40,7 +39,7 @@ func (f *taskFlags) register(cmd *cobra.Command) {
 type runFlags struct {
 	taskFlags
 	json        bool
-	tailBytes   int
+	outputBytes int
 	detachAfter time.Duration
 }
 
@@ -86,7 +85,10 @@ belongs to its caller.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object when the run ends (status, exit_code, signal, task_id, duration_ms, output, reason) instead of streaming output")
-	cmd.Flags().IntVar(&f.tailBytes, "tail-bytes", 32<<10, "with --json: how many bytes of the output's end to include")
+	cmd.Flags().IntVar(&f.outputBytes, "output-bytes", defaultJSONOutput, "with --json: about how many bytes of plain text \"output\" holds; a longer output keeps its first third and its end, the middle marked as left out")
+	// Its first name, when only the end was kept; harnesses still pass it.
+	cmd.Flags().IntVar(&f.outputBytes, "tail-bytes", defaultJSONOutput, "the same as --output-bytes")
+	_ = cmd.Flags().MarkHidden("tail-bytes")
 	cmd.Flags().DurationVar(&f.detachAfter, "detach-after", 0, "move the command to the background if it is still running after this long (it is never killed for time); set it below your harness's own tool timeout")
 	return cmd
 }
@@ -128,16 +130,28 @@ func terminalSize() (rows, cols uint16) {
 	return 24, 80
 }
 
+// defaultJSONOutput is how much plain text of the output --json carries.
+const defaultJSONOutput = 32 << 10
+
 // runReport is the --json result of a run.
 type runReport struct {
-	Status             string `json:"status"` // exited | detached | killed | lost
-	ExitCode           *int   `json:"exit_code"`
-	Signal             string `json:"signal,omitempty"`
-	TaskID             string `json:"task_id"`
-	DurationMS         int64  `json:"duration_ms"`
-	Output             string `json:"output"`
-	OutputBytes        int64  `json:"output_bytes"`
-	OutputDroppedBytes int64  `json:"output_dropped_bytes"`
+	Status     string `json:"status"` // exited | detached | killed | lost
+	ExitCode   *int   `json:"exit_code"`
+	Signal     string `json:"signal,omitempty"`
+	TaskID     string `json:"task_id"`
+	DurationMS int64  `json:"duration_ms"`
+	// Output is the output as plain text (taskctl.Shape): whole when it
+	// fits --output-bytes, else its head and its end with a marked line
+	// between them; a full-screen program's last frame, row by row, when
+	// OutputScreen.
+	Output      string `json:"output"`
+	OutputBytes int64  `json:"output_bytes"`
+	// OutputDroppedBytes is how many bytes of the output are not in
+	// Output; OutputOmitted says which (a harness reads them from the
+	// task's log by offset).
+	OutputDroppedBytes int64              `json:"output_dropped_bytes"`
+	OutputOmitted      *taskctl.ByteRange `json:"output_omitted,omitempty"`
+	OutputScreen       bool               `json:"output_screen,omitempty"`
 	// OutputUnloggedBytes: output the log could not keep (a full disk),
 	// included in OutputBytes and in what the caller got.
 	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
@@ -217,19 +231,25 @@ type runPresenter struct {
 	report  runReport
 }
 
-// finish writes the --json report, with the output's tail.
+// finish writes the --json report, with the output as taskctl.Shape
+// shows it.
 func (p *runPresenter) finish() error {
 	p.report.DurationMS = time.Since(p.started).Milliseconds()
 	if !p.f.json {
 		return nil
 	}
-	tail, dropped, err := runOutputTail(p.reg, p.link, int64(max(p.f.tailBytes, 0)))
+	limit := max(p.f.outputBytes, 0)
+	w, err := runOutputWindow(p.reg, p.link, int64(limit))
 	if err != nil {
 		return err
 	}
-	p.report.Output = termtext.Plain(tail)
-	p.report.OutputBytes = dropped + int64(len(tail))
-	p.report.OutputDroppedBytes = dropped
+	shown := taskctl.Shape(w, limit, p.link.TaskID, cliCalls{})
+	p.report.Output = shown.Text
+	p.report.OutputBytes = w.Total
+	p.report.OutputOmitted, p.report.OutputScreen = shown.Omitted, shown.Screen
+	if o := shown.Omitted; o != nil {
+		p.report.OutputDroppedBytes = o.To - o.From
+	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(p.report); err != nil {
@@ -350,8 +370,11 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 type cliCalls struct{}
 
 func (cliCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
-func (cliCalls) Wait(id string) string { return fmt.Sprintf("`hangdog bg wait %s`", id) }
-func (cliCalls) Kill(id string) string { return fmt.Sprintf("`hangdog bg kill %s`", id) }
+
+// LogsFrom: bg logs prints a log whole; the note has said which bytes.
+func (cliCalls) LogsFrom(id string, _ int64) string { return fmt.Sprintf("`hangdog bg logs %s`", id) }
+func (cliCalls) Wait(id string) string              { return fmt.Sprintf("`hangdog bg wait %s`", id) }
+func (cliCalls) Kill(id string) string              { return fmt.Sprintf("`hangdog bg kill %s`", id) }
 
 // Send writes text with bg send's escapes, in single quotes for the shell.
 func (cliCalls) Send(id, text string) string {

@@ -5,15 +5,19 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func TestRunPassesExitCodesAndSignals(t *testing.T) {
@@ -55,22 +59,40 @@ func TestRunJSONReportsTheRun(t *testing.T) {
 	}
 }
 
-func TestRunJSONCapsTheTail(t *testing.T) {
+// A long output keeps its head and its end, the cut marked between them
+// with the bytes it leaves out, never the end alone.
+func TestRunJSONKeepsHeadAndTail(t *testing.T) {
 	e := newEnv(t)
-	r := e.run("run", "--json", "--tail-bytes", "100", "seq 1 10000")
-	var rep runReport
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatal(err)
+	var raw strings.Builder
+	for i := 1; i <= 100000; i++ {
+		raw.WriteString(strconv.Itoa(i) + "\n")
 	}
-	want := 0
-	for i := 1; i <= 10000; i++ {
-		want += len(strconv.Itoa(i)) + 1
-	}
-	if rep.OutputBytes != int64(want) || rep.OutputDroppedBytes != int64(want-100) || len(rep.Output) != 100 {
-		t.Errorf("bytes %d dropped %d len %d; want %d, %d, 100", rep.OutputBytes, rep.OutputDroppedBytes, len(rep.Output), want, want-100)
-	}
-	if !strings.HasSuffix(rep.Output, "9999\n10000\n") {
-		t.Errorf("tail %q does not end with the last lines", rep.Output)
+	for _, args := range [][]string{
+		{"run", "--json", "seq 1 100000"},
+		// The flag's first name still caps the text, now head and tail.
+		{"run", "--json", "--tail-bytes", "300", "seq 1 100000"},
+	} {
+		r := e.run(args...)
+		var rep runReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, r.stdout)
+		}
+		o := rep.OutputOmitted
+		if o == nil || rep.OutputBytes != int64(raw.Len()) || rep.OutputDroppedBytes != o.To-o.From {
+			t.Fatalf("%v: bytes %d dropped %d omitted %+v; want %d bytes and the range left out", args, rep.OutputBytes, rep.OutputDroppedBytes, o, raw.Len())
+		}
+		note := fmt.Sprintf("left out here (bytes %d-%d of the task's log); read it with `hangdog bg logs %s` …]\n", o.From, o.To, rep.TaskID)
+		head, tail, ok := strings.Cut(rep.Output, note)
+		if !ok {
+			t.Fatalf("%v: no marker %q in %q…", args, note, rep.Output[:min(len(rep.Output), 200)])
+		}
+		head = head[:strings.LastIndex(head, "[…")]
+		if !strings.HasPrefix(head, "1\n2\n3\n") || !strings.HasSuffix(tail, "99999\n100000\n") {
+			t.Errorf("%v: first or last lines missing: head %.20q… tail …%q", args, head, tail[max(len(tail)-20, 0):])
+		}
+		if head != raw.String()[:o.From] || tail != raw.String()[o.To:] {
+			t.Errorf("%v: shown text is not the output's bytes [0,%d) and [%d,end)", args, o.From, o.To)
+		}
 	}
 }
 
@@ -455,5 +477,28 @@ func TestDetachFooterFitsThePrompt(t *testing.T) {
 	}
 	if k := e.run("bg", "kill", rep.TaskID); k.code != 0 {
 		t.Errorf("bg kill %q: %d %s", rep.TaskID, k.code, k.stderr)
+	}
+}
+
+// A full-screen program's output in --json is the screen it drew, row by
+// row, and says so.
+func TestRunJSONShowsAnEditorsScreen(t *testing.T) {
+	vi, err := exec.LookPath("vi")
+	if err != nil {
+		t.Skip("no vi on PATH (.ci/run installs vim-tiny)")
+	}
+	e := newEnv(t)
+	r := e.run("run", "--json", "--set", "watchdog.inputWaitSec=1", "--", vi, "x.txt")
+	var rep runReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	defer e.run("bg", "kill", rep.TaskID)
+	if rep.Status != "detached" || rep.Wait != "editor" || !rep.OutputScreen {
+		t.Fatalf("want vi detached as an editor, its output a screen: %+v", rep)
+	}
+	rows := strings.Split(rep.Output, "\n")
+	if rows[0]+"\n" != taskctl.ScreenNote || slices.Index(rows, "~") < 0 || !slices.ContainsFunc(rows, func(l string) bool { return strings.HasPrefix(l, `"x.txt"`) }) {
+		t.Errorf("want the note, then the editor's rows (\"~\" and the status line): %q", rep.Output)
 	}
 }

@@ -1,31 +1,57 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
-// runOutputTail is the end of a run's output for --json, at most n bytes,
-// and how many bytes came before it: the log's tail, followed by what the
+// runOutputWindow is the start and the end of a run's output for --json,
+// enough of each for a text of limit bytes: the log's, followed by what the
 // log could not take (a full disk), which only the link has.
-func runOutputTail(reg *bgtasks.Registry, link *taskctl.Link, n int64) ([]byte, int64, error) {
-	extra, total := link.Unlogged()
-	if total == 0 {
-		return reg.TailOutput(link.TaskID, n)
-	}
-	if int64(len(extra)) > n {
-		extra = extra[int64(len(extra))-n:]
-	}
-	logTail, logDropped, err := reg.TailOutput(link.TaskID, n-int64(len(extra)))
+func runOutputWindow(reg *bgtasks.Registry, link *taskctl.Link, limit int64) (taskctl.Window, error) {
+	t, err := reg.Get(link.TaskID)
 	if err != nil {
-		return nil, 0, err
+		return taskctl.Window{}, err
 	}
-	all := logDropped + int64(len(logTail)) + total
-	tail := append(logTail, extra...)
-	return tail, all - int64(len(tail)), nil
+	headKeep, tailKeep := max(taskctl.HeadKeep, limit), max(taskctl.TailKeep, limit)
+	var w taskctl.Window
+	f, err := os.Open(t.OutputPath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return taskctl.Window{}, fmt.Errorf("read output of task %s: %w", t.ID, err)
+	default:
+		defer f.Close()
+		fi, err := f.Stat()
+		if err == nil {
+			w, err = taskctl.ReadWindow(f, fi.Size(), headKeep, tailKeep)
+		}
+		if err != nil {
+			return taskctl.Window{}, fmt.Errorf("read output of task %s: %w", t.ID, err)
+		}
+	}
+	extra, unlogged := link.Unlogged()
+	if unlogged == 0 {
+		return w, nil
+	}
+	// The log is an exact prefix; the rest follows it, its end in memory
+	// (all of it, or only that end: then the tail is that end alone).
+	tail := extra
+	if int64(len(extra)) == unlogged {
+		tail = append(w.Tail, extra...)
+	}
+	if int64(len(tail)) > tailKeep {
+		tail = tail[int64(len(tail))-tailKeep:]
+	}
+	w.Total += unlogged
+	w.Tail, w.TailStart = tail, w.Total-int64(len(tail))
+	return w, nil
 }
 
 // reportUnlogged tells the caller how much of the output its task's log

@@ -22,13 +22,13 @@ const module = "github.com/hangdog/hangdog"
 // supervisor, nor tui mcpserver). A package must be listed here: a new one
 // is placed on purpose.
 var layers = [][]string{
-	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "settings/watchdogconf"},
+	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake"},
 	{"receiver", "approval"},
 	{"watchctl"},
-	{"tui", "tui/screen", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
+	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
 }
 

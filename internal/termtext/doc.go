@@ -13,4 +13,9 @@
 // removed. Two liberties make a log readable: erase-whole-line (CSI 2K)
 // also returns to column 0, and a newline ends an unterminated OSC or DCS
 // string instead of letting it swallow the rest of the log.
+//
+// It also owns the one tokenizer of terminal output (Tokenizer), which both
+// the Writer here and the shell's screen (termtext/screen) read a program's
+// bytes through, and Head and Tail, the whole lines of plain text that fit
+// a budget at either end of an output.
 package termtext

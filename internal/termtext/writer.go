@@ -14,25 +14,11 @@ const (
 	// outFlushSize is how much finished text is gathered before it is passed
 	// on, so a huge single Write does not grow an unbounded buffer.
 	outFlushSize = 32 * 1024
-	// maxParamBytes is how many CSI parameter bytes are kept; a longer
-	// sequence is still removed, just not acted on.
-	maxParamBytes = 32
 	// maxCursorJump caps how far one cursor-move sequence can move the cursor,
 	// about the width of the widest real terminal. Padding to a far column
 	// costs work, and without the cap a few hostile bytes could buy a 64 Ki
 	// cell fill each.
 	maxCursorJump = 1024
-)
-
-type parserState uint8
-
-const (
-	stGround             parserState = iota
-	stEscape                         // after ESC
-	stEscapeIntermediate             // ESC then 0x20–0x2F bytes (charset selection and the like)
-	stCSI                            // ESC [
-	stString                         // OSC, DCS, SOS, PM or APC body: ends at BEL or ST
-	stStringEscape                   // ESC inside a string: ST if '\' follows
 )
 
 // Writer turns a stream of terminal output into plain text, line by line, and
@@ -52,13 +38,7 @@ type Writer struct {
 	shown   int
 	redrawn bool
 
-	state     parserState
-	params    [maxParamBytes]byte
-	nparams   int
-	csiIgnore bool // the CSI has intermediates or too many parameters: remove it, do not act on it
-
-	pending  [utf8.UTFMax]byte // an incomplete UTF-8 sequence waiting for its next byte
-	npending int
+	tok Tokenizer
 
 	out []byte
 }
@@ -67,7 +47,7 @@ type Writer struct {
 // passed on as they complete; call Flush to also pass on an unfinished one,
 // and Close at the end of the stream.
 func NewWriter(dst io.Writer) *Writer {
-	return &Writer{dst: dst}
+	return &Writer{dst: dst, tok: Tokenizer{NewlineEndsString: true}}
 }
 
 // Write consumes terminal output. It fails only when the underlying writer
@@ -76,23 +56,32 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	for i := 0; i < len(p); {
-		if w.state == stGround && w.npending == 0 {
-			j := i
-			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-				j++
+	total := len(p)
+	for len(p) > 0 {
+		kind, n := w.tok.Next(p)
+		p = p[n:]
+		tok := w.tok.Token()
+		switch kind {
+		case KindText:
+			w.putASCII(tok.Text)
+		case KindRune:
+			w.put(tok.Rune)
+		case KindInvalid:
+			// Each byte of a broken character becomes U+FFFD.
+			for range tok.N {
+				w.put(utf8.RuneError)
 			}
-			if j > i {
-				w.putASCII(p[i:j])
-				i = j
-				continue
+		case KindControl:
+			w.control(tok.Final)
+		case KindCSI:
+			// Private and intermediate forms are removed, not acted on.
+			if tok.Private == 0 && tok.Inter == 0 {
+				w.dispatchCSI(tok.Final, tok.Params)
 			}
 		}
-		w.feed(p[i])
-		i++
 	}
 	w.flushOut()
-	return len(p), w.err
+	return total, w.err
 }
 
 // Flush passes on the unfinished last line, if any, so a prompt that waits
@@ -117,80 +106,12 @@ func (w *Writer) Flush() error {
 // does not close the underlying writer. The Writer may be used again
 // afterwards for a new stream.
 func (w *Writer) Close() error {
-	if w.npending > 0 {
-		var rest [utf8.UTFMax]byte
-		n := copy(rest[:], w.pending[1:w.npending])
-		w.npending = 0
+	for range w.tok.Reset() {
 		w.put(utf8.RuneError)
-		for _, c := range rest[:n] {
-			w.feed(c)
-		}
 	}
-	w.state = stGround
 	err := w.Flush()
 	w.resetLine()
 	return err
-}
-
-func (w *Writer) feed(b byte) {
-	switch w.state {
-	case stGround:
-		w.ground(b)
-	case stEscape:
-		w.escape(b)
-	case stEscapeIntermediate:
-		w.escapeIntermediate(b)
-	case stCSI:
-		w.csi(b)
-	case stString:
-		w.str(b)
-	case stStringEscape:
-		if b == '\\' {
-			w.state = stGround
-			return
-		}
-		// Not ST: the ESC begins a new sequence.
-		w.state = stEscape
-		w.escape(b)
-	}
-}
-
-func (w *Writer) ground(b byte) {
-	switch {
-	case w.npending > 0 || b >= utf8.RuneSelf:
-		w.utf8Byte(b)
-	case b >= 0x20 && b != 0x7f:
-		w.put(rune(b))
-	default:
-		w.control(b)
-	}
-}
-
-// utf8Byte collects a multi-byte character. Invalid bytes become U+FFFD one
-// at a time, and whatever followed the bad byte is read again on its own, so
-// an ASCII byte or ESC after a broken sequence is not lost.
-func (w *Writer) utf8Byte(b byte) {
-	w.pending[w.npending] = b
-	w.npending++
-	if !utf8.FullRune(w.pending[:w.npending]) {
-		return
-	}
-	n := w.npending
-	w.npending = 0
-	r, size := utf8.DecodeRune(w.pending[:n])
-	if r == utf8.RuneError && size == 1 {
-		var rest [utf8.UTFMax]byte
-		k := copy(rest[:], w.pending[1:n])
-		w.put(utf8.RuneError)
-		for _, c := range rest[:k] {
-			w.feed(c)
-		}
-		return
-	}
-	if r >= 0x80 && r < 0xa0 {
-		return // C1 control characters have no text meaning
-	}
-	w.put(r)
 }
 
 // control applies a C0 control byte. Only newline, carriage return, backspace
@@ -207,90 +128,6 @@ func (w *Writer) control(b byte) {
 		}
 	case '\t':
 		w.put('\t')
-	case 0x1b:
-		w.state = stEscape
-	}
-}
-
-// inSequence handles a byte that cannot continue the current escape sequence.
-// Like a terminal, C0 controls inside a sequence still take effect; CAN and
-// SUB cancel it; ESC starts a new one. A byte ≥ 0x80 belongs to no 7-bit
-// sequence, so the sequence is abandoned and the byte read as text.
-func (w *Writer) inSequence(b byte) {
-	switch {
-	case b == 0x1b:
-		w.state = stEscape
-	case b == 0x18 || b == 0x1a:
-		w.state = stGround
-	case b < 0x20:
-		w.control(b)
-	case b == 0x7f:
-	default:
-		w.state = stGround
-		w.ground(b)
-	}
-}
-
-func (w *Writer) escape(b byte) {
-	switch {
-	case b == '[':
-		w.state = stCSI
-		w.nparams = 0
-		w.csiIgnore = false
-	case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':
-		w.state = stString // OSC, DCS, SOS, PM, APC
-	case b >= 0x20 && b <= 0x2f:
-		w.state = stEscapeIntermediate
-	case b >= 0x30 && b <= 0x7e:
-		w.state = stGround
-	default:
-		w.inSequence(b)
-	}
-}
-
-func (w *Writer) escapeIntermediate(b byte) {
-	switch {
-	case b >= 0x20 && b <= 0x2f:
-	case b >= 0x30 && b <= 0x7e:
-		w.state = stGround
-	default:
-		w.inSequence(b)
-	}
-}
-
-func (w *Writer) csi(b byte) {
-	switch {
-	case b >= 0x30 && b <= 0x3f:
-		if w.nparams < len(w.params) {
-			w.params[w.nparams] = b
-			w.nparams++
-		} else {
-			w.csiIgnore = true
-		}
-	case b >= 0x20 && b <= 0x2f:
-		w.csiIgnore = true
-	case b >= 0x40 && b <= 0x7e:
-		w.state = stGround
-		if !w.csiIgnore {
-			w.dispatchCSI(b)
-		}
-	default:
-		w.inSequence(b)
-	}
-}
-
-// str skips the body of an OSC/DCS/SOS/PM/APC string. A newline also ends
-// it: terminals would keep swallowing, but in a log an unterminated title or
-// hyperlink would otherwise hide everything after it.
-func (w *Writer) str(b byte) {
-	switch b {
-	case 0x07, 0x18, 0x1a:
-		w.state = stGround
-	case 0x1b:
-		w.state = stStringEscape
-	case '\n':
-		w.state = stGround
-		w.emitLine(true)
 	}
 }
 
@@ -298,8 +135,7 @@ func (w *Writer) str(b byte) {
 // in line and horizontal cursor moves, which progress bars use instead of or
 // alongside a carriage return. Everything else (colours, cursor up, screen
 // clears, erase to the left…) is simply removed.
-func (w *Writer) dispatchCSI(final byte) {
-	params := w.params[:w.nparams]
+func (w *Writer) dispatchCSI(final byte, params []byte) {
 	switch final {
 	case 'K':
 		n, ok := firstParam(params, 0)

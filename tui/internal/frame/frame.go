@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clipperhouse/displaywidth"
 
-	"github.com/hangdog/hangdog/tui/screen"
+	"github.com/hangdog/hangdog/internal/termtext/screen"
 )
 
 // Fit is the one place every frame passes before it reaches the

@@ -6,5 +6,7 @@
 // corrupting. Only text and the styles it parsed itself ever leave it: every
 // other escape sequence in untrusted output is dropped. A switch to the
 // alternate screen (a full-screen program starting) stops the parse and is
-// reported to the caller, who hands that program the real terminal.
+// reported to the caller, who hands that program the real terminal; Frame
+// plays on past it instead, for a reader who was not watching (a tool
+// result), and returns the program's last frame as rows of text.
 package screen

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/clipperhouse/displaywidth"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // cell is one terminal column of a line. A wide character takes two cells:
@@ -66,9 +68,11 @@ type Screen struct {
 	savedY   int64
 	savedCol int
 
-	p parser
+	tok termtext.Tokenizer
 
 	width displaywidth.Options
+
+	fs *frameState // set only while Frame plays a stream
 }
 
 // New returns an empty screen that keeps at most maxLines logical lines
@@ -429,6 +433,7 @@ func (s *Screen) moveTo(row, col int) {
 		s.col = max(0, min(col-1, maxLineCells-1))
 		return
 	}
+	s.addressed(row)
 	target := max(s.floor, s.base) + int64(max(row, 1)-1)
 	if target-s.last() > int64(len(s.ring)) {
 		target = s.last() + int64(len(s.ring))
@@ -449,7 +454,7 @@ func (s *Screen) FreshLine() {
 	}
 	s.col = 0
 	s.cur = 0
-	s.p.reset()
+	s.tok.Reset()
 }
 
 // Reset forgets every line and all parser state.
@@ -462,5 +467,5 @@ func (s *Screen) Reset() {
 	s.cells = 0
 	s.cy, s.col, s.cur = s.base, 0, 0
 	s.cleared = false
-	s.p.reset()
+	s.tok.Reset()
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/hangdog/hangdog/internal/termtext"
 )
 
 // FullScreenError is returned by Write when a full-screen program (pager,
@@ -24,34 +26,6 @@ func (e *FullScreenError) Error() string {
 	return fmt.Sprintf("a full-screen program took the terminal (%q)", e.Seq)
 }
 
-type parseState uint8
-
-const (
-	stGround parseState = iota
-	stEscape
-	stEscInter // ESC followed by intermediates: one more final byte
-	stCSI
-	stString    // OSC, DCS, APC, PM, SOS: skipped to its terminator
-	stStringEsc // ESC inside a string: '\' ends it
-)
-
-// maxParams bounds a CSI's parameter bytes; longer sequences are consumed
-// and ignored.
-const maxParams = 64
-
-type parser struct {
-	state    parseState
-	private  byte // '?', '>', '<' or '=' when the CSI started with one
-	inter    byte // last intermediate byte of a CSI
-	params   [maxParams]byte
-	nparams  int
-	overflow bool
-	utf8     [utf8.UTFMax]byte
-	nutf8    int
-}
-
-func (p *parser) reset() { *p = parser{} }
-
 // Write parses terminal output into the screen. It always consumes all of b
 // unless the output switches to the alternate screen, when it returns the
 // count consumed and a *FullScreenError.
@@ -61,32 +35,40 @@ func (s *Screen) Write(b []byte) (int, error) {
 		done = k
 	}
 	for i := done; i < len(b); {
-		if s.p.state == stGround && s.p.nutf8 == 0 {
-			// Fast path: runs of printable ASCII and line ends.
-			j := i
-			for j < len(b) && b[j] >= 0x20 && b[j] < 0x7f {
-				j++
-			}
-			if j > i {
-				s.putASCII(b[i:j])
-				i = j
-				continue
-			}
+		if s.tok.Between() {
+			// Line ends without a call: a flood is mostly short lines.
 			switch b[i] {
-			case '\r':
-				s.col = 0
-				i++
-				continue
 			case '\n':
 				s.newline()
 				i++
 				continue
+			case '\r':
+				s.col = 0
+				i++
+				continue
 			}
 		}
-		c := b[i]
-		i++
-		if err := s.feed(c); err != nil {
-			return i, err
+		kind, n := s.tok.Next(b[i:])
+		i += n
+		tok := s.tok.Token()
+		switch kind {
+		case termtext.KindText:
+			s.putASCII(tok.Text)
+		case termtext.KindRune:
+			s.putRune(tok.Rune)
+		case termtext.KindInvalid:
+			// One U+FFFD for a broken character, however many bytes.
+			s.putRune(utf8.RuneError)
+		case termtext.KindControl:
+			s.control(tok.Final)
+		case termtext.KindEsc:
+			if tok.Inter == 0 {
+				s.escape(tok.Final)
+			}
+		case termtext.KindCSI:
+			if err := s.dispatchCSI(tok); err != nil {
+				return i, err
+			}
 		}
 	}
 	return len(b), nil
@@ -98,7 +80,7 @@ func (s *Screen) Write(b []byte) (int, error) {
 // (no ESC) in the ground state is skipped, so no style or mode is missed.
 // It returns how many bytes it skipped.
 func (s *Screen) skipFlood(b []byte) int {
-	if s.p.state != stGround || len(b) < len(s.ring) {
+	if !s.tok.Ground() || len(b) < len(s.ring) {
 		return 0
 	}
 	n := bytes.Count(b, []byte{'\n'})
@@ -127,92 +109,8 @@ func (s *Screen) skipFlood(b []byte) int {
 	if s.floor < newBase {
 		s.cleared = false
 	}
-	s.p.nutf8 = 0
+	s.tok.Reset()
 	return cut
-}
-
-// feed handles one byte outside the ASCII fast path.
-func (s *Screen) feed(c byte) error {
-	p := &s.p
-	switch p.state {
-	case stGround:
-		switch {
-		case c == 0x1b:
-			p.flushUTF8(s)
-			p.state = stEscape
-		case c < 0x20 || c == 0x7f:
-			p.flushUTF8(s)
-			s.control(c)
-		case c < 0x80:
-			p.flushUTF8(s)
-			s.putASCII([]byte{c})
-		default:
-			p.utf8Byte(s, c)
-		}
-	case stEscape:
-		return s.escape(c)
-	case stEscInter:
-		switch {
-		case c >= 0x20 && c <= 0x2f:
-		case c == 0x1b:
-			p.state = stEscape
-		default:
-			p.state = stGround
-		}
-	case stCSI:
-		return s.csiByte(c)
-	case stString:
-		switch c {
-		case 0x07: // BEL ends an OSC
-			p.state = stGround
-		case 0x1b:
-			p.state = stStringEsc
-		case 0x18, 0x1a:
-			p.state = stGround
-		}
-	case stStringEsc:
-		if c == '\\' {
-			p.state = stGround
-		} else if c != 0x1b {
-			p.state = stString
-		}
-	}
-	return nil
-}
-
-// utf8Byte collects the bytes of one multi-byte character.
-func (p *parser) utf8Byte(s *Screen, c byte) {
-	if p.nutf8 > 0 && (c&0xc0 != 0x80) {
-		p.flushUTF8(s) // an unfinished character, then a new one
-	}
-	if p.nutf8 == 0 && c&0xc0 == 0x80 {
-		s.putRune(utf8.RuneError)
-		return
-	}
-	p.utf8[p.nutf8] = c
-	p.nutf8++
-	if utf8.FullRune(p.utf8[:p.nutf8]) || p.nutf8 == utf8.UTFMax {
-		r, size := utf8.DecodeRune(p.utf8[:p.nutf8])
-		s.putRune(r)
-		if size < p.nutf8 {
-			// The lead byte was invalid: it became U+FFFD; re-feed the rest.
-			rest := append([]byte(nil), p.utf8[size:p.nutf8]...)
-			p.nutf8 = 0
-			for _, b := range rest {
-				p.utf8Byte(s, b)
-			}
-			return
-		}
-		p.nutf8 = 0
-	}
-}
-
-// flushUTF8 ends an unfinished multi-byte character as U+FFFD.
-func (p *parser) flushUTF8(s *Screen) {
-	if p.nutf8 > 0 {
-		p.nutf8 = 0
-		s.putRune(utf8.RuneError)
-	}
 }
 
 func (s *Screen) putRune(r rune) {
@@ -258,17 +156,9 @@ func (s *Screen) control(c byte) {
 	}
 }
 
-func (s *Screen) escape(c byte) error {
-	p := &s.p
-	p.state = stGround
+// escape acts on the ESC sequences programs use to move the cursor.
+func (s *Screen) escape(c byte) {
 	switch c {
-	case '[':
-		p.state = stCSI
-		p.private, p.inter, p.nparams, p.overflow = 0, 0, 0, false
-	case ']', 'P', '_', '^', 'X':
-		p.state = stString
-	case 0x1b:
-		p.state = stEscape
 	case '7':
 		s.savedY, s.savedCol = s.cy, s.col
 	case '8':
@@ -284,58 +174,26 @@ func (s *Screen) escape(c byte) error {
 	case 'c':
 		s.cur = 0
 		s.clear()
-	default:
-		if c >= 0x20 && c <= 0x2f {
-			p.state = stEscInter
-		}
 	}
-	return nil
 }
 
-func (s *Screen) csiByte(c byte) error {
-	p := &s.p
-	switch {
-	case c >= 0x30 && c <= 0x3f:
-		if p.nparams == 0 && c >= 0x3c && !p.overflow && p.private == 0 {
-			p.private = c
-			return nil
-		}
-		if p.nparams == maxParams {
-			p.overflow = true
-			return nil
-		}
-		p.params[p.nparams] = c
-		p.nparams++
-	case c >= 0x20 && c <= 0x2f:
-		p.inter = c
-	case c >= 0x40 && c <= 0x7e:
-		p.state = stGround
-		if !p.overflow {
-			return s.dispatchCSI(c)
-		}
-	case c == 0x1b:
-		p.state = stEscape
-	case c == 0x18 || c == 0x1a:
-		p.state = stGround
-	case c < 0x20:
-		s.control(c) // C0 controls act even inside a sequence
-	}
-	return nil
-}
-
-func (s *Screen) dispatchCSI(final byte) error {
-	p := &s.p
-	params := p.params[:p.nparams]
-	if p.private != 0 {
-		if p.private == '?' && p.inter == 0 && final == 'h' {
+func (s *Screen) dispatchCSI(tok *termtext.Token) error {
+	params, final := tok.Params, tok.Final
+	if tok.Private != 0 {
+		if tok.Private == '?' && tok.Inter == 0 && final == 'h' {
 			if alt, keys := fullScreenModes(params); alt || keys {
 				seq := append([]byte("\x1b[?"), params...)
 				return &FullScreenError{Seq: append(seq, 'h'), AltScreen: alt}
 			}
 		}
+		if tok.Private == '?' && tok.Inter == 0 && final == 'l' {
+			if alt, _ := fullScreenModes(params); alt {
+				s.leftFullScreen()
+			}
+		}
 		return nil
 	}
-	if p.inter != 0 {
+	if tok.Inter != 0 {
 		return nil
 	}
 	n := func(def int) int {

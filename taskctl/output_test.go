@@ -1,4 +1,4 @@
-package mcpserver
+package taskctl
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 	"testing"
 )
 
-func windowOf(raw []byte) rawWindow {
-	c := newCapture()
-	c.Write(raw)
-	return c.window()
+func windowOf(raw []byte) Window {
+	c := NewCapture()
+	_, _ = c.Write(raw)
+	return c.Window()
 }
+
+func shapeOutput(w Window, limit int, id string) string { return Shape(w, limit, id, testCalls{}).Text }
 
 func TestShapeOutputShortIsPlainAndWhole(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -29,7 +31,7 @@ func TestShapeOutputShortIsPlainAndWhole(t *testing.T) {
 	}
 }
 
-var noteRe = regexp.MustCompile(`\[… .* left out here \(bytes (\d+)-(\d+) of the task's log\); read it with bg_logs \{"id": "t7", "since_offset": (\d+)\} …\]\n`)
+var noteRe = regexp.MustCompile(`\[… .* left out here \(bytes (\d+)-(\d+) of the task's log\); read it with LOGSFROM\(t7, (\d+)\) …\]\n`)
 
 // numbered is lines "line 1".."line n", each ending in a newline.
 func numbered(n int) []byte {
@@ -79,7 +81,7 @@ func TestShapeOutputCutsTheMiddleWhenAllIsAtHand(t *testing.T) {
 func TestShapeOutputCutsTheMiddleOfAHugeStream(t *testing.T) {
 	raw := numbered(100000) // ~1 MB: only head and tail were kept
 	w := windowOf(raw)
-	if w.tailStart <= int64(len(w.head)) {
+	if w.TailStart <= int64(len(w.Head)) {
 		t.Fatal("test needs a stream larger than what is kept")
 	}
 	got := shapeOutput(w, 3000, "t7")
@@ -111,8 +113,42 @@ func TestUnfinishedLineIsThePrompt(t *testing.T) {
 		{"all done\n", ""},
 		{"", ""},
 	} {
-		if got := unfinishedLine(windowOf([]byte(tc.in))); got != tc.want {
+		if got := UnfinishedLine(windowOf([]byte(tc.in))); got != tc.want {
 			t.Errorf("unfinishedLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// vimLike is what an editor writes to show an empty file, cut down.
+const vimLike = "\x1b[?1049h\x1b[?1h\x1b[H\x1b[2J\x1b[4;1H\"x.txt\" [New]\x1b[2;1H~\x1b[3;1H~\x1b[1;1H"
+
+func TestShapeShowsAFullScreenProgramsLastFrame(t *testing.T) {
+	got := Shape(windowOf([]byte("$ vi x.txt\n"+vimLike)), 3000, "t7", testCalls{})
+	want := "$ vi x.txt\n" + ScreenNote + "\n~\n~\n\"x.txt\" [New]\n"
+	if !got.Screen || got.Text != want || got.Omitted != nil {
+		t.Errorf("Shape = %+v, want the frame %q", got, want)
+	}
+	if plain := Shape(windowOf(numbered(10)), 3000, "t7", testCalls{}); plain.Screen {
+		t.Errorf("plain lines shown as a screen: %+v", plain)
+	}
+}
+
+// Before a frame, the end of what came first is kept: the frame whole,
+// the lines that started the program next to it, the rest marked.
+func TestShapeKeepsTheFrameWholeAndCutsWhatCameBefore(t *testing.T) {
+	raw := append(numbered(100000), vimLike...) // ~1 MB: only head and tail were kept
+	w := windowOf(raw)
+	got := Shape(w, 3000, "t7", testCalls{})
+	if !got.Screen || !strings.HasSuffix(got.Text, ScreenNote+"\n~\n~\n\"x.txt\" [New]\n") {
+		t.Fatalf("frame missing: %q", got.Text)
+	}
+	if got.Omitted == nil || got.Omitted.From != 0 || got.Omitted.To != w.TailStart {
+		t.Errorf("omitted %+v, want the bytes before the tail played [0, %d)", got.Omitted, w.TailStart)
+	}
+	if !strings.Contains(got.Text, "line 100000\n"+ScreenNote) || !strings.Contains(got.Text, "earlier lines left out here; the whole output: LOGSFROM(t7, 0)") {
+		t.Errorf("the lines before the frame are not cut at their start: %q", got.Text)
+	}
+	if len(got.Text) > 3000+300 {
+		t.Errorf("%d bytes for a limit of 3000", len(got.Text))
 	}
 }
