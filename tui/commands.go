@@ -119,7 +119,13 @@ type eventsMsg struct {
 func (m *Model) listEvents() tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
-		evs, err := reg.Events(0)
+		// The newest only: seqs go up by one, so this reads eventsShown
+		// events whatever the log's length.
+		last, err := reg.LastEventSeq()
+		if err != nil {
+			return eventsMsg{err: err}
+		}
+		evs, err := reg.Events(max(0, last-eventsShown))
 		return eventsMsg{events: evs, err: err}
 	}
 }
@@ -133,7 +139,7 @@ func (m *Model) showEvents(msg eventsMsg) {
 	if len(evs) > eventsShown {
 		evs = evs[len(evs)-eventsShown:]
 	}
-	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d of %d", len(evs), len(msg.events))))
+	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d", len(evs))))
 	if len(evs) == 0 {
 		m.out.line(styleMuted.Render("  none yet: a background task that ends, is detached or warns shows up here"))
 	}

@@ -213,10 +213,7 @@ func tick() tea.Cmd {
 // followEvents turns ended background tasks into notices. It lives until
 // the shell closes.
 func (m *Model) followEvents() {
-	var last int64
-	if evs, err := m.reg.Events(0); err == nil && len(evs) > 0 {
-		last = evs[len(evs)-1].Seq
-	}
+	last, _ := m.reg.LastEventSeq()
 	m.reg.FollowEvents(m.ctx, last, func(e bgtasks.Event) error {
 		m.mail.post(bgEventMsg{ev: e})
 		return nil
