@@ -220,13 +220,19 @@ func (m *Model) followEvents() {
 	})
 }
 
+// completedIDs is how many ended tasks' ids the shell offers to complete,
+// the newest.
+const completedIDs = 50
+
 // pollBackground counts running background tasks for the status bar and
 // keeps task ids for completion.
 func (m *Model) pollBackground() tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
 		watching := activeWatchers(reg)
-		tasks, err := reg.List()
+		// Every second: the live tasks and the newest ended ones only, so
+		// a home with thousands of ended tasks costs the shell nothing.
+		tasks, _, err := reg.Recent(nil, completedIDs)
 		if err != nil {
 			return bgStatsMsg{running: -1, watching: watching}
 		}

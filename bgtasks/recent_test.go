@@ -1,0 +1,83 @@
+package bgtasks
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Recent reads the newest ended tasks only, found by when their result
+// files were written; whatever the order tasks ended in, the order their
+// results were written in and the scope, it lists what List does, cut.
+func TestRecentListsWhatListDoes(t *testing.T) {
+	r := openTemp(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Now().Add(-100 * time.Hour)
+	for i := range 300 {
+		task, err := r.Create(Meta{Command: "make", Mode: Background, Project: fmt.Sprint("p", i%3)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 7 {
+			// Live: its supervisor is this test process.
+			task.Meta.State, task.SupervisorPID = Running, os.Getpid()
+			if err := r.WriteMeta(task.Meta); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		// Tasks end in any order, and a result is written a little after
+		// its task ended, or long after (a supervisor that was stopped).
+		ended := base.Add(time.Duration(rng.IntN(100*3600)) * time.Second)
+		if err := r.WriteResult(task.ID, Result{State: Exited, Ended: ended}); err != nil {
+			t.Fatal(err)
+		}
+		written := ended.Add(time.Duration(rng.IntN(5000)) * time.Millisecond)
+		if i%40 == 3 {
+			written = ended.Add(time.Duration(rng.IntN(50)) * time.Hour)
+		}
+		if err := os.Chtimes(r.ResultPath(task.ID), written, written); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 300 {
+		t.Fatalf("List: %d tasks, want 300", len(all))
+	}
+	for _, project := range []string{"", "p1"} {
+		keep := func(t *Task) bool { return project == "" || t.Project == project }
+		for _, n := range []int{0, 1, 5, 20, 99, 250, AllEnded} {
+			var want []string
+			wantMore, ended := false, 0
+			for _, task := range all {
+				if !keep(task) {
+					continue
+				}
+				if task.State().Ended() {
+					if ended++; n != AllEnded && ended > n {
+						wantMore = true
+						continue
+					}
+				}
+				want = append(want, task.ID)
+			}
+			tasks, more, err := r.Recent(keep, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, task := range tasks {
+				got = append(got, task.ID)
+			}
+			if !slices.Equal(got, want) || wantMore && !more {
+				t.Fatalf("project %q, %d ended: Recent gave %v (more %v)\nwant %v (more %v)", project, n, got, more, want, wantMore)
+			}
+		}
+	}
+}
