@@ -30,16 +30,17 @@ done
 
 export HANGDOG_HOME=$tmp/home
 unset HANGDOG_SESSION
-python3 - "$HANGDOG_HOME" "$$" <<'EOF'
+mkdir -p "$tmp/app" # the project the tasks belong to, where the commands run
+python3 - "$HANGDOG_HOME" "$$" "$tmp/app" <<'EOF'
 import json, os, sys, datetime
-home, pid = sys.argv[1], int(sys.argv[2])
+home, pid, project = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 os.makedirs(home + "/tasks", mode=0o700)
 os.makedirs(home + "/consumers", mode=0o700)
 os.makedirs(home + "/logs", mode=0o700)
 t0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 def ts(s):
     return (t0 + datetime.timedelta(seconds=s)).isoformat().replace("+00:00", "Z")
-tail = "".join("line %d of the output of a test run that failed\n" % i for i in range(8))
+tail = "".join("line %d of the output of a test run that failed\n" % i for i in range(7))
 with open(home + "/events.jsonl", "w") as f:
     for seq in range(1, 100001):
         f.write(json.dumps({"seq": seq, "time": ts(seq * 30), "kind": "exited", "task_id": "t%d" % (seq % 5000 + 1),
@@ -51,7 +52,7 @@ for i in range(1, n + 1):
     os.mkdir(d, 0o700)
     meta = {"id": "t%d" % i, "command": "npm test", "shell": True, "cwd": "/src/app", "started": ts(i * 600),
             "mode": "background", "state": "running", "supervisor_pid": pid, "pid": pid, "pgid": pid,
-            "project": "/src/app"}
+            "project": project}
     with open(d + "/meta.json", "w") as f:
         json.dump(meta, f, indent=2)
     with open(d + "/output.log", "w") as f:
@@ -60,6 +61,8 @@ for i in range(1, n + 1):
         continue
     with open(d + "/result.json", "w") as f:
         json.dump({"state": "exited", "exit_code": 0, "ended": ts(i * 600 + 60), "output_bytes": len(tail)}, f, indent=2)
+    end = (t0 + datetime.timedelta(seconds=i * 600 + 60)).timestamp()
+    os.utime(d + "/result.json", (end, end))  # written when the task ended
 with open(home + "/task-counter", "w") as f:
     f.write("%020d\n" % n)
 open(home + "/lock", "w").close()
@@ -75,8 +78,9 @@ cases = [
     ("events --consumer X (100 new)", ["events", "--consumer", "bench", "--all", "--json"]),
     ("events --since LAST-1 --json", ["events", "--all", "--json", "--since", "99999"]),
     ("events --json (all 100,000)", ["events", "--all", "--json"]),
-    ("bg ls (5,000 ended)", ["bg", "ls", "--all"]),
+    ("bg ls (5,000 ended)", ["bg", "ls"]),
     ("bg ls --json", ["bg", "ls", "--json"]),
+    ("bg ls --all (every task)", ["bg", "ls", "--all"]),
     ("bg ls --json --all", ["bg", "ls", "--json", "--all"]),
 ]
 res = {}
@@ -87,7 +91,7 @@ for r in range(runs):
                 f.write("99900\n")
             t = time.perf_counter()
             p = subprocess.Popen([tmp + "/" + side + "/hangdog"] + args, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, cwd=tmp)
+                                 stderr=subprocess.DEVNULL, cwd=tmp + "/app")
             _, status, ru = os.wait4(p.pid, 0)
             dt = time.perf_counter() - t
             if status != 0:

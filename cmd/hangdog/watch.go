@@ -265,7 +265,7 @@ func startWatcherTask(store *watch.Store, id string) (string, error) {
 	}
 	// The runner announces why it stops (a pause, an expiry, a decision);
 	// its task's clean exit would be a second, empty piece of news.
-	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id}, true)
+	taskID, err := startBackgroundTask(store.Registry(), []string{self, watchRunnerArg, id}, store.TaskLabel(id), true)
 	if err != nil {
 		return "", err
 	}
@@ -275,8 +275,9 @@ func startWatcherTask(store *watch.Store, id string) (string, error) {
 // startBackgroundTask starts argv as a background task, as `bg run` does,
 // and returns its id once the command runs. hangdog-full's libraries query
 // a terminal for its colours at start-up and wait seconds for an answer a
-// task's PTY never gives, so it runs with TERM=dumb.
-func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (string, error) {
+// task's PTY never gives, so it runs with TERM=dumb. The task is listed as
+// display (`bg ls`, /bg, its events), not as that command line.
+func startBackgroundTask(reg *bgtasks.Registry, argv []string, display string, quietEnd bool) (string, error) {
 	pending, err := prestart()
 	if err != nil {
 		return "", err
@@ -287,6 +288,7 @@ func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (s
 		return "", err
 	}
 	spec.QuietEnd = quietEnd
+	spec.Command = display // shown only: Argv is what runs
 	link, err := pending.Start(reg, spec)
 	if err != nil {
 		return "", err
