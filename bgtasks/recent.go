@@ -4,16 +4,17 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 )
 
 // endedBeforeWritten bounds how much later a result's recorded end can be
-// than its file's modification time. The end is taken before the file is
-// written, but the file system stamps it from a clock that may lag the
-// one Go reads by a tick; a second covers that many times over.
-const endedBeforeWritten = time.Second
+// than its file's modification time. The end is taken (time.Now) just
+// before the file is written, but the file system stamps it from a coarse
+// clock that may lag the one Go reads by a tick. Recent adds the largest
+// lag it sees among the results it reads, so a file system whose clock is
+// off (a network one) is allowed for too.
+const endedBeforeWritten = 50 * time.Millisecond
 
 // AllEnded, given to Recent, lists every ended task.
 const AllEnded = -1
@@ -34,10 +35,16 @@ type endedFile struct {
 // have ended by its result file, which is looked at (a stat) but read only
 // for the newest. Those are found by the file's modification time, since
 // the result is written when the task ends: a task whose file is older
-// than the ended-th newest end so far, less endedBeforeWritten, cannot be
-// among them. So thousands of ended tasks cost a few milliseconds.
+// than the ended-th newest end so far, less a slack (endedBeforeWritten),
+// cannot be among them. So thousands of ended tasks cost a few milliseconds.
 func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more bool, err error) {
-	entries, err := os.ReadDir(r.tasksDir())
+	dir, err := os.Open(r.tasksDir())
+	if err != nil {
+		return nil, false, fmt.Errorf("list tasks in %s: %w", r.tasksDir(), err)
+	}
+	defer dir.Close()
+	// Unsorted (os.ReadDir sorts): the order is decided below.
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, false, fmt.Errorf("list tasks in %s: %w", r.tasksDir(), err)
 	}
@@ -51,9 +58,9 @@ func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more
 		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(r.taskDir(e.Name()), resultFileName)); err == nil {
+		if written, ok := resultWritten(dir, e.Name()); ok {
 			n, _ := taskNumber(e.Name())
-			done = append(done, endedFile{id: e.Name(), n: n, written: fi.ModTime()})
+			done = append(done, endedFile{id: e.Name(), n: n, written: written})
 			continue
 		}
 		// No result: live, or lost and to be recorded so now.
@@ -68,14 +75,18 @@ func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more
 		return cmp.Compare(b.n, a.n)
 	})
 	var newest []time.Time // the ends of the newest ended tasks kept, newest first, at most `ended`
+	slack := endedBeforeWritten
 	for _, f := range done {
-		if ended != AllEnded && len(newest) == ended && (ended == 0 || newest[ended-1].After(f.written.Add(endedBeforeWritten))) {
+		if ended != AllEnded && len(newest) == ended && (ended == 0 || newest[ended-1].After(f.written.Add(slack))) {
 			more = true
 			break
 		}
 		t, ok := r.loadReconciled(f.id)
 		if !ok {
 			continue
+		}
+		if t.Result != nil {
+			slack = max(slack, endedBeforeWritten+t.Result.Ended.Sub(f.written))
 		}
 		n := len(tasks)
 		add(t)
