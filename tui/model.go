@@ -61,7 +61,8 @@ type Model struct {
 	bgRunning int
 	// watching is how many of the shell's watchers are active (watchScope).
 	watching int
-	bgNew    int // background tasks that ended since /bg was last opened
+	bgNew    int    // background tasks that ended since /bg was last opened
+	detached string // the task last moved to the background, which /bg opens at
 	taskIDs  []string
 	own      map[string]bool // ran here in the foreground and not detached
 
@@ -419,6 +420,7 @@ func (m *Model) finished(msg finishedMsg) {
 		// The command exited; what it started runs on in its task.
 		d := msg.detach
 		delete(m.own, f.id)
+		m.detached = d.TaskID
 		m.out.freshLine()
 		style := styleWarn
 		if *d.ExitCode != 0 {
@@ -436,6 +438,7 @@ func (m *Model) finished(msg finishedMsg) {
 	case msg.detach != nil:
 		d := msg.detach
 		delete(m.own, f.id)
+		m.detached = d.TaskID
 		m.out.line(styleWarn.Render(fmt.Sprintf("⇥ %s moved to the background after %s: %s", d.TaskID,
 			taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
 			styleMuted.Render(fmt.Sprintf("  (/logs %s · /send %s TEXT · /kill %s)", d.TaskID, d.TaskID, d.TaskID)))
