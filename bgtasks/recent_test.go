@@ -81,3 +81,40 @@ func TestRecentListsWhatListDoes(t *testing.T) {
 		}
 	}
 }
+
+// Recent reads every task without a result, so a task whose supervisor
+// died is found lost, recorded once and listed with the newest ended,
+// however many ended tasks the home keeps.
+func TestRecentReconcilesRunningTasks(t *testing.T) {
+	r := openTemp(t)
+	sup := startSupervisorStandIn(t)
+	ticks, err := ProcStartTicks(sup.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dying := createWithSupervisor(t, r, sup.Process.Pid, ticks)
+	for range 30 {
+		task, err := r.Create(Meta{Command: "true", Mode: Background})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteResult(task.ID, Result{State: Exited}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = sup.Process.Kill()
+	_ = sup.Wait()
+	tasks, more, err := r.Recent(nil, 3)
+	if err != nil || len(tasks) != 3 || !more {
+		t.Fatalf("Recent(nil, 3) = %d tasks, more %v, %v", len(tasks), more, err)
+	}
+	if tasks[0].ID != dying.ID || tasks[0].State() != Lost {
+		t.Fatalf("first listed %s %s; want %s lost", tasks[0].ID, tasks[0].State(), dying.ID)
+	}
+	if _, _, err := r.Recent(nil, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(lostEvents(t, r, dying.ID)); n != 1 {
+		t.Fatalf("%d lost events for %s, want 1", n, dying.ID)
+	}
+}
