@@ -3,7 +3,8 @@
 # 100,000 events (~47 MB) and 5,000 ended tasks, read by two builds of
 # hangdog in the same run (BEFORE, a git revision, and this work tree),
 # calls interleaved. Prints the median wall time of each command and its
-# peak RSS (the largest of the runs).
+# peak RSS (the largest of the runs); `--version` is the floor, what
+# starting the program costs.
 #
 #   scripts/bench-registry.sh [BEFORE-REV] [RUNS]   (defaults: main, 11)
 #
@@ -75,6 +76,7 @@ tmp, runs = sys.argv[1], int(sys.argv[2])
 home = os.environ["HANGDOG_HOME"]
 cursor = home + "/consumers/bench.cursor"
 cases = [
+    ("--version (start-up floor)", ["--version"]),
     ("events --consumer X (100 new)", ["events", "--consumer", "bench", "--all", "--json"]),
     ("events --since LAST-1 --json", ["events", "--all", "--json", "--since", "99999"]),
     ("events --json (all 100,000)", ["events", "--all", "--json"]),
