@@ -36,7 +36,7 @@ type endedFile struct {
 // for the newest. Those are found by the file's modification time, since
 // the result is written when the task ends: a task whose file is older
 // than the ended-th newest end so far, less a slack (endedBeforeWritten),
-// cannot be among them. So thousands of ended tasks cost a few milliseconds.
+// cannot be among them. So an ended task costs one stat unless it is shown.
 func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more bool, err error) {
 	dir, err := os.Open(r.tasksDir())
 	if err != nil {
