@@ -8,12 +8,13 @@ import (
 	"time"
 )
 
-// resultWritten says when task id's result file was written, false when it
-// has none; dir is the open tasks directory.
-func resultWritten(dir *os.File, id string) (time.Time, bool) {
-	fi, err := os.Lstat(filepath.Join(dir.Name(), id, resultFileName))
-	if err != nil {
-		return time.Time{}, false
+// resultWritten says when task id's result file was written, and whether
+// it has one; without one, whether the task's directory is there. dir is
+// the open tasks directory.
+func resultWritten(dir *os.File, id string) (written time.Time, ended, exists bool) {
+	if fi, err := os.Lstat(filepath.Join(dir.Name(), id, resultFileName)); err == nil {
+		return fi.ModTime(), true, true
 	}
-	return fi.ModTime(), true
+	_, err := os.Lstat(filepath.Join(dir.Name(), id))
+	return time.Time{}, false, err == nil
 }
