@@ -48,10 +48,11 @@ func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more
 	}
 	defer dir.Close()
 	counter, counted := r.readCounter()
-	if mark, ok := r.readEndedMark(counter); ok && counted && ended != AllEnded {
+	mark, marked := r.readEndedMark(counter)
+	if marked && counted && ended != AllEnded {
 		// The tasks above the mark (and a few past the counter, should it
 		// have fallen behind), and those below it that had not ended.
-		ids := slices.Clone(mark.Live)
+		ids := slices.DeleteFunc(slices.Clone(mark.Live), func(n uint64) bool { return n > mark.Through })
 		for n := mark.Through + 1; n <= counter+16; n++ {
 			ids = append(ids, n)
 		}
@@ -74,7 +75,12 @@ func (r *Registry) Recent(keep func(*Task) bool, ended int) (tasks []*Task, more
 	}
 	l := r.listing(dir, ids, keep, ended, time.Time{})
 	if counted {
-		r.advanceEndedMark(endedMark{}, counter, l.ended, l.live)
+		// Every task was looked at, so any mark can be replaced; a good
+		// one only once it would move far.
+		if !marked {
+			mark = endedMark{}
+		}
+		r.advanceEndedMark(mark, counter, l.ended, l.live)
 	}
 	return l.tasks, l.more, nil
 }
