@@ -1,7 +1,6 @@
 package bgtasks
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -61,35 +60,22 @@ func (r *Registry) compactEvents(cutoff time.Time) (int, error) {
 // (or of the last event, if every one is older) and how many lines come
 // before it. Lines that do not parse before that point go with the old ones.
 func firstEventSince(f *os.File, cutoff time.Time) (offset int64, linesBefore int, err error) {
-	br := bufio.NewReaderSize(f, scanBlock)
-	var pos, lastEvent int64
+	lr := newLineReader(f, 0, scanBlock)
+	var lastEvent int64
 	lastEventLine := 0
-	overlong := false
-	for line := 0; ; {
-		b, err := br.ReadSlice('\n')
-		start := pos
-		pos += int64(len(b))
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			overlong = true // a line no writer of this package made; skip it whole
-			continue
-		case errors.Is(err, io.EOF):
-			// A torn last line, or the end: keep the newest event.
-			return lastEvent, lastEventLine, nil
-		case err != nil:
-			return 0, 0, fmt.Errorf("read %s: %w", f.Name(), err)
+	for line := 0; ; line++ {
+		b, start, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return lastEvent, lastEventLine, nil // every event is old: keep the newest
 		}
-		if overlong {
-			overlong = false
-			line++
-			continue
+		if err != nil {
+			return 0, 0, err
 		}
-		if e, ok := parseEvent(b[:len(b)-1]); ok {
+		if e, ok := parseEvent(b); ok {
 			if !e.Time.Before(cutoff) {
 				return start, line, nil
 			}
 			lastEvent, lastEventLine = start, line
 		}
-		line++
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -106,38 +105,80 @@ func capTail(s string) string {
 	return s
 }
 
-// Events returns the events with Seq > afterSeq, oldest first. Lines that do
-// not parse (a writer crashed mid-line) are skipped. The file is read from
-// its end back to afterSeq, so asking for recent events is cheap.
-func (r *Registry) Events(afterSeq int64) ([]Event, error) {
+// LastEventSeq is the seq of the newest event in the log, 0 when there is
+// none. It reads only the log's end, so it costs the same however long the
+// log is: a session that starts takes it as its cursor.
+func (r *Registry) LastEventSeq() (int64, error) {
 	f, err := os.Open(r.eventsPath())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return 0, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+		return 0, fmt.Errorf("read events: %w", err)
 	}
 	defer f.Close()
-	var evs []Event
-	err = scanLinesBackward(f, func(line []byte) bool {
-		e, ok := parseEvent(line)
-		if !ok {
-			return true
-		}
-		if e.Seq <= afterSeq {
-			return false
-		}
-		// Seqs grow down the file; anything out of order is not ours.
-		if n := len(evs); n == 0 || e.Seq < evs[n-1].Seq {
-			evs = append(evs, e)
-		}
-		return true
-	})
+	last, err := lastEventSeq(f)
 	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+		return 0, fmt.Errorf("read events: %w", err)
 	}
-	slices.Reverse(evs)
-	return evs, nil
+	return last, nil
+}
+
+// Events returns the events with Seq > afterSeq, oldest first, as
+// ScanEvents reads them. Asking for recent events is cheap; for the whole
+// log of a long-lived home, ScanEvents keeps memory bounded.
+func (r *Registry) Events(afterSeq int64) ([]Event, error) {
+	var evs []Event
+	err := r.ScanEvents(afterSeq, func(e Event) error {
+		evs = append(evs, e)
+		return nil
+	})
+	return evs, err
+}
+
+// ScanEvents calls fn with each event with Seq > afterSeq, oldest first,
+// until the end of the log or fn's first error (returned as is). Lines
+// that do not parse (a writer crashed mid-line, garbage) are skipped. The
+// first event wanted is found by bisecting the log (see eventOffset), so
+// the cost is what comes after afterSeq, and memory stays bounded by one
+// line whatever the log holds.
+func (r *Registry) ScanEvents(afterSeq int64, fn func(Event) error) error {
+	f, err := os.Open(r.eventsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	start, err := eventOffset(f, fi.Size(), afterSeq)
+	if err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	lr := newLineReader(f, start, scanBlock)
+	last := afterSeq
+	for {
+		line, _, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		e, ok := parseEvent(line)
+		// Seqs grow down the file; anything out of order is not ours.
+		if !ok || e.Seq <= last {
+			continue
+		}
+		last = e.Seq
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
 }
 
 // FollowEvents calls fn for every event after afterSeq, in order, then for
@@ -157,15 +198,15 @@ func (r *Registry) FollowEvents(ctx context.Context, afterSeq int64, fn func(Eve
 			// Stat before reading: an event appended in between is read
 			// now or, because the size moved on, on the next tick.
 			seenSize = size
-			evs, err := r.Events(last)
-			if err != nil {
-				return err
-			}
-			for _, e := range evs {
+			err := r.ScanEvents(last, func(e Event) error {
 				if err := fn(e); err != nil {
 					return err
 				}
 				last = e.Seq
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 		}
 		select {

@@ -1,10 +1,13 @@
 package bgtasks
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
 
@@ -72,4 +75,122 @@ func parseEvent(line []byte) (Event, bool) {
 		return Event{}, false
 	}
 	return e, true
+}
+
+// probeBlock is what one step of eventOffset's search reads: a few lines.
+const probeBlock = 4 << 10
+
+// lineReader reads events.jsonl forward from an offset, one line at a time,
+// in memory bounded by maxEventLine whatever the file holds: a longer line
+// is skipped whole.
+type lineReader struct {
+	br   *bufio.Reader
+	pos  int64  // offset of the next line
+	long []byte // a line longer than br's buffer, gathered
+}
+
+func newLineReader(f *os.File, off int64, bufSize int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(io.NewSectionReader(f, off, math.MaxInt64-off), bufSize), pos: off}
+}
+
+// next returns the next line without its newline, and its offset; io.EOF
+// at the end. A last line without a newline is returned too, as
+// scanLinesBackward does: the event it holds, if it parses, is complete and
+// counted by lastEventSeq. The line is only valid until the next call.
+func (lr *lineReader) next() (line []byte, start int64, err error) {
+	for {
+		start = lr.pos
+		b, err := lr.br.ReadSlice('\n')
+		lr.pos += int64(len(b))
+		switch {
+		case err == nil:
+			return b[:len(b)-1], start, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			lr.long = append(lr.long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = lr.br.ReadSlice('\n')
+				lr.pos += int64(len(b))
+				if len(lr.long) <= maxEventLine {
+					lr.long = append(lr.long, b...)
+				}
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, start, fmt.Errorf("read %s: %w", lr.name(), err)
+			}
+			if len(lr.long) > maxEventLine {
+				if err != nil {
+					return nil, start, io.EOF
+				}
+				continue // garbage no writer of this package made
+			}
+			return bytes.TrimSuffix(lr.long, []byte{'\n'}), start, nil
+		case errors.Is(err, io.EOF):
+			if len(b) > 0 {
+				return b, start, nil
+			}
+			return nil, start, io.EOF
+		default:
+			return nil, start, fmt.Errorf("read %s: %w", lr.name(), err)
+		}
+	}
+}
+
+// skip passes over the rest of the line the reader is in without keeping
+// it; io.EOF when there is no newline after it.
+func (lr *lineReader) skip() error {
+	for {
+		b, err := lr.br.ReadSlice('\n')
+		lr.pos += int64(len(b))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+func (lr *lineReader) name() string { return eventsFileName }
+
+// eventOffset returns where to start reading f (size bytes) for the events
+// after afterSeq: a line start before which no event has a greater seq. It
+// finds it by bisecting the file, since appends under the registry lock
+// make seqs increase down the file (compaction only drops a prefix): a few
+// small reads whatever the log's length, and no index to keep in step with
+// the log, to rebuild after a crash, or to distrust.
+func eventOffset(f *os.File, size, afterSeq int64) (int64, error) {
+	lo, hi := int64(0), size
+	if afterSeq <= 0 {
+		return 0, nil
+	}
+	for hi-lo > probeBlock {
+		mid := lo + (hi-lo)/2
+		lr := newLineReader(f, mid, probeBlock)
+		// The line mid falls in (or starts at) is skipped: when it holds
+		// an event, the seq of the one found after it is no smaller.
+		if err := lr.skip(); err != nil {
+			if errors.Is(err, io.EOF) {
+				hi = mid
+				continue
+			}
+			return 0, err
+		}
+		found := false
+		for lr.pos < hi {
+			line, _, err := lr.next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return 0, err
+			}
+			if e, ok := parseEvent(line); ok {
+				if e.Seq <= afterSeq {
+					lo, found = lr.pos, true
+				}
+				break
+			}
+		}
+		if !found {
+			hi = mid
+		}
+	}
+	return lo, nil
 }

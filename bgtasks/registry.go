@@ -167,8 +167,8 @@ func (r *Registry) Create(m Meta) (*Task, error) {
 
 // nextTaskNumber returns the number after the counter's. When the counter
 // is missing or damaged, or scan is set, it also goes past the highest task
-// directory present, so an id still on disk is never handed out again. Call
-// under the lock.
+// directory present and the ended mark, so an id still on disk, or one a
+// listing takes for ended, is never handed out again. Call under the lock.
 func (r *Registry) nextTaskNumber(scan bool) (uint64, error) {
 	var last uint64
 	b, err := os.ReadFile(r.counterPath())
@@ -182,6 +182,9 @@ func (r *Registry) nextTaskNumber(scan bool) (uint64, error) {
 		return 0, fmt.Errorf("read task counter: %w", err)
 	}
 	if scan {
+		// Nor a number the ended mark vouches for: a task given one would
+		// be taken for ended by every listing that trusts the mark.
+		last = max(last, r.markFloor())
 		entries, err := os.ReadDir(r.tasksDir())
 		if err != nil {
 			return 0, fmt.Errorf("list tasks: %w", err)

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,26 +61,8 @@ func (r *Registry) Get(id string) (*Task, error) {
 // are damaged is listed as lost (Task.Damaged); one whose files cannot be
 // read at all is left out, and Get on its id says what is wrong.
 func (r *Registry) List() ([]*Task, error) {
-	entries, err := os.ReadDir(r.tasksDir())
-	if err != nil {
-		return nil, fmt.Errorf("list tasks in %s: %w", r.tasksDir(), err)
-	}
-	tasks := make([]*Task, 0, len(entries))
-	for _, e := range entries {
-		if !e.IsDir() || !ValidID(e.Name()) {
-			continue
-		}
-		t, err := r.load(e.Name())
-		if err != nil {
-			continue
-		}
-		if rt, err := r.Reconcile(t); err == nil {
-			t = rt
-		}
-		tasks = append(tasks, t)
-	}
-	slices.SortFunc(tasks, compareForListing)
-	return tasks, nil
+	tasks, _, err := r.Recent(nil, AllEnded)
+	return tasks, err
 }
 
 func compareForListing(a, b *Task) int {
@@ -246,11 +227,11 @@ func (f *ResultFile) discard() {
 // MostRecentForeground returns the running foreground task that started
 // last: the one a bare "detach" means.
 func (r *Registry) MostRecentForeground() (*Task, error) {
-	tasks, err := r.List()
+	tasks, _, err := r.Recent(nil, 0)
 	if err != nil {
 		return nil, err
 	}
-	// List puts running tasks first, newest start first.
+	// Running tasks come first, newest start first.
 	for _, t := range tasks {
 		if !t.State().Ended() && t.Mode == Foreground {
 			return t, nil

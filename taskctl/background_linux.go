@@ -12,7 +12,7 @@ import (
 // runner, a wake worker), so the task's end is no event. The helpers
 // hangdog runs this way (`hangdog __watch`, `hangdog wake --run`'s worker)
 // go through it.
-func StartBackground(reg *bgtasks.Registry, req Request, quietEnd bool) (string, error) {
+func StartBackground(reg *bgtasks.Registry, req Request, display string, quietEnd bool) (string, error) {
 	pending, err := Prestart(nil)
 	if err != nil {
 		return "", err
@@ -24,6 +24,9 @@ func StartBackground(reg *bgtasks.Registry, req Request, quietEnd bool) (string,
 		return "", err
 	}
 	spec.QuietEnd = quietEnd
+	if display != "" {
+		spec.Command = display // shown only: Argv is what runs
+	}
 	link, err := pending.Start(reg, spec)
 	if err != nil {
 		return "", err

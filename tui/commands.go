@@ -119,7 +119,13 @@ type eventsMsg struct {
 func (m *Model) listEvents() tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
-		evs, err := reg.Events(0)
+		// The newest only: seqs go up by one, so this reads eventsShown
+		// events whatever the log's length.
+		last, err := reg.LastEventSeq()
+		if err != nil {
+			return eventsMsg{err: err}
+		}
+		evs, err := reg.Events(max(0, last-eventsShown))
 		return eventsMsg{events: evs, err: err}
 	}
 }
@@ -133,26 +139,48 @@ func (m *Model) showEvents(msg eventsMsg) {
 	if len(evs) > eventsShown {
 		evs = evs[len(evs)-eventsShown:]
 	}
-	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d of %d", len(evs), len(msg.events))))
+	m.out.line(styleTitle.Render("events") + styleMuted.Render(fmt.Sprintf(" — the last %d", len(evs))))
 	if len(evs) == 0 {
 		m.out.line(styleMuted.Render("  none yet: a background task that ends, is detached or warns shows up here"))
 	}
 	for _, e := range evs {
-		when := styleMuted.Render(e.Time.Local().Format("15:04:05") + "  ")
-		switch e.Kind {
-		case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
-			text, bad := eventText(e)
-			if bad {
-				m.out.line(when + styleBad.Render(text))
-			} else {
-				m.out.line(when + styleOK.Render(text))
-			}
-		default:
-			text := e.TaskID + " " + e.Kind
-			if e.Reason != "" {
-				text += ": " + clip(termtext.OneLine(e.Reason), 80)
-			}
-			m.out.line(when + styleWarn.Render(text) + styleMuted.Render("  "+clip(termtext.OneLine(e.Command), 60)))
+		m.out.line(eventRow(e, m.width))
+	}
+}
+
+// eventRowUnsized is the width /events fits its lines to before the shell
+// knows the terminal's.
+const eventRowUnsized = 120
+
+// eventRow is one /events line fitted to width columns: the time, what happened with its reason, then the command in what
+// room is left, so no line runs past the terminal's edge and wraps.
+func eventRow(e bgtasks.Event, width int) string {
+	when := e.Time.Local().Format("15:04:05") + "  "
+	if width <= 0 {
+		width = eventRowUnsized
+	}
+	room := max(width-frameWidth(when), 1)
+	switch e.Kind {
+	case bgtasks.EventExited, bgtasks.EventKilled, bgtasks.EventLost:
+		text, bad := eventText(e)
+		style := styleOK
+		if bad {
+			style = styleBad
+		}
+		return styleMuted.Render(when) + style.Render(clip(text, room))
+	}
+	text := termtext.OneLine(e.TaskID + " " + e.Kind)
+	if e.Reason != "" {
+		text += ": " + termtext.OneLine(e.Reason)
+	}
+	text = clip(text, room)
+	line := styleMuted.Render(when) + styleWarn.Render(text)
+	// The command only where at least a few of its columns fit.
+	const minCommand = 8
+	if left := room - frameWidth(text) - 2; left >= minCommand {
+		if c := termtext.OneLine(e.Command); c != "" {
+			line += styleMuted.Render("  " + clip(c, left))
 		}
 	}
+	return line
 }

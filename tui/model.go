@@ -61,7 +61,8 @@ type Model struct {
 	bgRunning int
 	// watching is how many of the shell's watchers are active (watchScope).
 	watching int
-	bgNew    int // background tasks that ended since /bg was last opened
+	bgNew    int    // background tasks that ended since /bg was last opened
+	detached string // the task last moved to the background, which /bg opens at
 	taskIDs  []string
 	own      map[string]bool // ran here in the foreground and not detached
 
@@ -213,15 +214,16 @@ func tick() tea.Cmd {
 // followEvents turns ended background tasks into notices. It lives until
 // the shell closes.
 func (m *Model) followEvents() {
-	var last int64
-	if evs, err := m.reg.Events(0); err == nil && len(evs) > 0 {
-		last = evs[len(evs)-1].Seq
-	}
+	last, _ := m.reg.LastEventSeq()
 	m.reg.FollowEvents(m.ctx, last, func(e bgtasks.Event) error {
 		m.mail.post(bgEventMsg{ev: e})
 		return nil
 	})
 }
+
+// completedIDs is how many ended tasks' ids the shell offers to complete,
+// the newest.
+const completedIDs = 50
 
 // pollBackground counts running background tasks for the status bar and
 // keeps task ids for completion.
@@ -229,7 +231,9 @@ func (m *Model) pollBackground() tea.Cmd {
 	reg := m.reg
 	return func() tea.Msg {
 		watching := activeWatchers(reg)
-		tasks, err := reg.List()
+		// Every second: the live tasks and the newest ended ones only, so
+		// a home with thousands of ended tasks costs the shell nothing.
+		tasks, _, err := reg.Recent(nil, completedIDs)
 		if err != nil {
 			return bgStatsMsg{running: -1, watching: watching}
 		}
@@ -416,6 +420,7 @@ func (m *Model) finished(msg finishedMsg) {
 		// The command exited; what it started runs on in its task.
 		d := msg.detach
 		delete(m.own, f.id)
+		m.detached = d.TaskID
 		m.out.freshLine()
 		style := styleWarn
 		if *d.ExitCode != 0 {
@@ -433,6 +438,7 @@ func (m *Model) finished(msg finishedMsg) {
 	case msg.detach != nil:
 		d := msg.detach
 		delete(m.own, f.id)
+		m.detached = d.TaskID
 		m.out.line(styleWarn.Render(fmt.Sprintf("⇥ %s moved to the background after %s: %s", d.TaskID,
 			taskctl.RoundDuration(time.Duration(d.ElapsedMS)*time.Millisecond), termtext.OneLine(d.Reason))) +
 			styleMuted.Render(fmt.Sprintf("  (/logs %s · /send %s TEXT · /kill %s)", d.TaskID, d.TaskID, d.TaskID)))

@@ -21,6 +21,18 @@ import (
 	"github.com/hangdog/hangdog/taskctl"
 )
 
+// maxStateWidth is where /bg cuts a task's state.
+const maxStateWidth = 24
+
+// taskStateText is a task's state in /bg: how it ended, in the shell's
+// words, once it has.
+func taskStateText(t *bgtasks.Task) string {
+	if t.Result != nil && t.Result.State == bgtasks.Exited {
+		return resultWords(t.Result)
+	}
+	return string(t.State())
+}
+
 // tasksView is /bg: the task list, with a log, a line to send, or a kill
 // one key away.
 type tasksView struct {
@@ -30,6 +42,10 @@ type tasksView struct {
 	err     string
 	confirm string // id awaiting a kill confirmation
 	status  string
+	// opening: the next listing is the first since /bg was opened, and
+	// selects focus (the task just moved to the background) or the top.
+	opening bool
+	focus   string
 }
 
 type tasksListMsg struct {
@@ -57,10 +73,11 @@ func (v *tasksView) update(msg tasksListMsg) {
 		v.err = msg.err.Error()
 		return
 	}
-	var keep string
-	if v.sel < len(v.tasks) {
+	keep := v.focus
+	if !v.opening && v.sel < len(v.tasks) {
 		keep = v.tasks[v.sel].ID
 	}
+	v.opening, v.focus = false, ""
 	v.tasks, v.usage, v.err = msg.tasks, msg.usage, ""
 	v.sel = 0
 	for i, t := range v.tasks {
@@ -80,26 +97,32 @@ func (v *tasksView) selected() *bgtasks.Task {
 func (v *tasksView) view(width, height int, bar string) string {
 	var b strings.Builder
 	b.WriteString(styleTitle.Render("background tasks") + styleMuted.Render("  ↑↓ select · enter log · s send a line · x kill · r refresh · esc back") + "\n")
-	b.WriteString(styleHeaderRow.Render(fmt.Sprintf("  %-6s %-9s %-10s %-8s %-6s %-6s %s", "ID", "STATE", "MODE", "AGE", "CPU", "MEM", "COMMAND")) + "\n")
 	rows := max(height-5, 1)
 	start := max(0, min(v.sel-rows/2, len(v.tasks)-rows))
-	for i := start; i < len(v.tasks) && i < start+rows; i++ {
-		t := v.tasks[i]
-		age := time.Since(t.Started)
-		if t.Result != nil {
-			age = t.Result.Ended.Sub(t.Started)
-		}
-		state := string(t.State())
-		if t.Result != nil && t.Result.State == bgtasks.Exited {
-			state = resultWords(t.Result)
-		}
+	shown := v.tasks[start:min(len(v.tasks), start+rows)]
+	// The STATE column is as wide as the widest state shown ("ended by
+	// SIGSEGV"), up to a limit past which a state is cut: the columns after
+	// it stay in line.
+	states := make([]string, len(shown))
+	stateWidth := len("STATE")
+	for i, t := range shown {
+		states[i] = clip(taskStateText(t), maxStateWidth)
+		stateWidth = max(stateWidth, frameWidth(states[i]))
+	}
+	row := func(id, state, mode, age, cpu, mem, command string) string {
+		return fmt.Sprintf("%-6s %s %-10s %-8s %-6s %-6s %s", id, state+strings.Repeat(" ", stateWidth-frameWidth(state)), mode, age, cpu, mem, command)
+	}
+	b.WriteString(styleHeaderRow.Render("  "+row("ID", "STATE", "MODE", "AGE", "CPU", "MEM", "COMMAND")) + "\n")
+	now := time.Now()
+	for i, t := range shown {
 		cpu, mem := "-", "-"
 		if u, ok := v.usage[t.ID]; ok {
 			cpu, mem = taskctl.Compact.Format(u.CPU), procusage.BytesText(u.RSS)
 		}
-		line := fmt.Sprintf("%-6s %-9s %-10s %-8s %-6s %-6s %s", t.ID, state, t.Mode, formatAge(age), cpu, mem, termtext.OneLine(t.Command))
+		// AGE is how long ago the task started, running or ended.
+		line := row(t.ID, states[i], string(t.Mode), formatAge(max(now.Sub(t.Started), 0)), cpu, mem, termtext.OneLine(t.Command))
 		line = clip(line, max(width-2, 10))
-		if i == v.sel {
+		if start+i == v.sel {
 			b.WriteString(styleSelected.Render("▶ "+line) + "\n")
 		} else {
 			b.WriteString("  " + line + "\n")
@@ -127,6 +150,9 @@ func (m *Model) openTasks() tea.Cmd {
 	m.view = viewTasks
 	m.bgNew = 0
 	m.tasks.confirm, m.tasks.status = "", ""
+	// Not where it was left: at the task just detached, else the top.
+	m.tasks.opening, m.tasks.focus, m.tasks.sel = true, m.detached, 0
+	m.detached = ""
 	return m.tasks.refresh(m.reg)
 }
 

@@ -108,6 +108,12 @@ func TestWakeHandsEventsOverOnceAcrossKill9MidRun(t *testing.T) {
 	worker := w.start(true)
 	a, b := w.event("one"), w.event("two")
 	w.waitFor("events one and two", func() bool { return w.count(a) == 1 && w.count(b) == 1 })
+	// And their run over: it looks for the slow file after appending, so
+	// a slow file made before then would hold the worker there for 30 s.
+	w.waitFor("the cursor past event two", func() bool {
+		got, _ := os.ReadFile(filepath.Join(w.reg.Home(), "consumers", "agent.cursor"))
+		return strings.TrimSpace(string(got)) == fmt.Sprint(b)
+	})
 
 	// A run that appends, then is still going when the worker is killed.
 	writeFile(t, w.slow)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/jev"
 )
 
@@ -386,15 +387,16 @@ func (r *Runner) deliverPending() error {
 		}
 		var inLog map[string]bool
 		if !r.recovered {
-			evs, err := r.Store.reg.Events(0)
-			if err != nil {
-				return err
-			}
 			inLog = map[string]bool{}
-			for _, e := range evs {
+			// Streamed: a long-lived home's log is tens of megabytes.
+			err := r.Store.reg.ScanEvents(0, func(e bgtasks.Event) error {
 				if e.WatcherID == sp.ID {
 					inLog[e.DedupeKey] = true
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			r.recovered = true
 		}

@@ -208,6 +208,16 @@ func (s *Store) Lookup(id string) (*Watcher, error) {
 	return &Watcher{spec, st}, nil
 }
 
+// TaskLabel is how the watcher's task is listed (`bg ls`, the shell's /bg):
+// "watch w3: file /tmp/x (changed)", not the runner's command line.
+func (s *Store) TaskLabel(id string) string {
+	spec, _, err := s.load(id)
+	if err != nil {
+		return "watch " + id
+	}
+	return "watch " + id + ": " + spec.Label()
+}
+
 // List returns the watchers the scope sees, oldest first.
 func (s *Store) List(scope bgtasks.Scope) ([]*Watcher, error) {
 	ents, err := os.ReadDir(s.dir)

@@ -27,7 +27,7 @@ func (s *Service) startRunner(id, owner string) (string, error) {
 	// stops (a pause, an expiry, a decision): its task's clean exit would
 	// be a second, empty piece of news.
 	taskID, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
-		Argv: []string{"env", "TERM=dumb", exe, hiddenarg.Watch, id}, Owner: owner}, true)
+		Argv: []string{"env", "TERM=dumb", exe, hiddenarg.Watch, id}, Owner: owner}, s.store.TaskLabel(id), true)
 	if err != nil {
 		return "", err
 	}

@@ -68,11 +68,15 @@ field: "state" is the current state, "duration_ms" the duration, and
 			if err != nil {
 				return err
 			}
-			tasks, err := reg.List()
+			ended := lsRecentEnded
+			if all {
+				ended = bgtasks.AllEnded
+			}
+			// Only the newest ended tasks are read: a home keeps thousands.
+			shown, hidden, err := reg.Recent(scope.SeesTask, ended)
 			if err != nil {
 				return err
 			}
-			shown, hidden := recentTasks(scope.Tasks(tasks), all)
 			usage := taskctl.TreeUsage(cmd.Context(), shown)
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -83,8 +87,8 @@ field: "state" is the current state, "duration_ms" the duration, and
 				return nil
 			}
 			writeTaskTable(out, shown, usage, terminalColumns(out), time.Now())
-			if hidden > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d older ended tasks not shown; `hangdog bg ls --all` lists them\n", hidden)
+			if hidden {
+				fmt.Fprintln(cmd.ErrOrStderr(), "older ended tasks not shown; `hangdog bg ls --all` lists them")
 			}
 			return nil
 		},
@@ -93,23 +97,6 @@ field: "state" is the current state, "duration_ms" the duration, and
 	cmd.Flags().BoolVarP(&all, "all", "a", false, fmt.Sprintf("list every session's and project's tasks, and every ended one, not only the %d most recent", lsRecentEnded))
 	addSessionFlag(cmd, &session)
 	return cmd
-}
-
-// recentTasks keeps the running tasks and the most recent ended ones, and
-// counts the ended tasks left out. tasks is in List order.
-func recentTasks(tasks []*bgtasks.Task, all bool) (shown []*bgtasks.Task, hidden int) {
-	ended := 0
-	for _, t := range tasks {
-		if t.State().Ended() {
-			ended++
-			if !all && ended > lsRecentEnded {
-				hidden++
-				continue
-			}
-		}
-		shown = append(shown, t)
-	}
-	return shown, hidden
 }
 
 // taskJSON is a task as `bg ls --json` prints it: every recorded field, with

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,17 +74,18 @@ per line, with the output tail it carries.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			write := func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) }
 			if consumer != "" {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				return deliverEvents(ctx, reg, consumer, wait, scope, write)
+				return deliverEvents(ctx, reg, consumer, wait, scope, func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) })
 			}
-			emit := func(e bgtasks.Event) error {
-				if !scope.SeesEvent(e) {
-					return nil
+			emitTo := func(w io.Writer) func(bgtasks.Event) error {
+				return func(e bgtasks.Event) error {
+					if !scope.SeesEvent(e) {
+						return nil
+					}
+					return writeEvent(w, e, asJSON)
 				}
-				return write(e)
 			}
 			if wait != 0 {
 				return errors.New("--wait needs --consumer NAME: it waits for events that consumer has not seen")
@@ -91,22 +93,18 @@ per line, with the output tail it carries.`,
 			if follow {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				err := reg.FollowEvents(ctx, since, emit)
+				err := reg.FollowEvents(ctx, since, emitTo(out))
 				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 					return nil // interrupted: the normal way to stop following
 				}
 				return err
 			}
-			evs, err := reg.Events(since)
-			if err != nil {
+			// Streamed, so a long log costs no more memory than one event.
+			bw := bufio.NewWriterSize(out, 64<<10)
+			if err := reg.ScanEvents(since, emitTo(bw)); err != nil {
 				return err
 			}
-			for _, e := range evs {
-				if err := emit(e); err != nil {
-					return err
-				}
-			}
-			return nil
+			return bw.Flush()
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until interrupted")

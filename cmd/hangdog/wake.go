@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/wake"
 )
 
@@ -85,7 +87,9 @@ func startWakeTask(reg *bgtasks.Registry, cmd *cobra.Command, consumer, run, see
 	if mine {
 		argv = append(argv, "--mine")
 	}
-	taskID, err := startBackgroundTask(reg, argv, false)
+	// Listed as the command a person would type: no path, no --here.
+	display := taskctl.ShellJoin(slices.DeleteFunc(append([]string{"hangdog"}, argv[1:]...), func(a string) bool { return a == "--here" }))
+	taskID, err := startBackgroundTask(reg, argv, display, false)
 	if err != nil {
 		return err
 	}

@@ -265,13 +265,14 @@ func printCreatedJSON(cmd *cobra.Command, out map[string]any, taskErr error) err
 // session, as `bg run` does, and returns its id once the command runs.
 // hangdog-full's libraries query a terminal for its colours at start-up
 // and wait seconds for an answer a task's PTY never gives, so it runs
-// with TERM=dumb.
-func startBackgroundTask(reg *bgtasks.Registry, argv []string, quietEnd bool) (string, error) {
+// with TERM=dumb. The task is listed as display (`bg ls`, /bg, its
+// events), not as that command line.
+func startBackgroundTask(reg *bgtasks.Registry, argv []string, display string, quietEnd bool) (string, error) {
 	owner, err := callerSession("")
 	if err != nil {
 		return "", err
 	}
-	return taskctl.StartBackground(reg, taskctl.Request{Argv: append([]string{"env", "TERM=dumb"}, argv...), Owner: owner}, quietEnd)
+	return taskctl.StartBackground(reg, taskctl.Request{Argv: append([]string{"env", "TERM=dumb"}, argv...), Owner: owner}, display, quietEnd)
 }
 
 // taskDidNotStart is create's error for a watcher kept without its task.

@@ -36,7 +36,7 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	}
 	// The task is listed at once; it reads "starting" until its supervisor
 	// has started the runner, which a loaded machine may take a moment to do.
-	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "__watch w1") {
+	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "watch w1: file /") || strings.Contains(ls.stdout, "__watch") {
 		t.Fatalf("bg ls does not list the watcher's task:\n%s", ls.stdout)
 	}
 	eventually(t, "the watcher's task to be running", 10*time.Second, func() bool {
@@ -179,7 +179,7 @@ func TestWakeCLIRunsAsABackgroundTask(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(id, "t") {
 		t.Fatalf("wake: %+v", r)
 	}
-	if ls := e.run("bg", "ls", "--json").stdout; !strings.Contains(ls, "wake --here --consumer waker") {
+	if ls := e.run("bg", "ls", "--json").stdout; !strings.Contains(ls, `"command": "hangdog wake --consumer waker --run`) {
 		t.Fatalf("bg ls:\n%s", ls)
 	}
 	job := strings.TrimSpace(e.run("bg", "run", "--", "echo", "hi").stdout)

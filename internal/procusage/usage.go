@@ -1,13 +1,17 @@
 // Package procusage measures what a task's process tree costs — CPU time
 // and resident memory summed over every live process below its supervisor —
-// for listings (`bg ls`, the shell's /bg). It reads the process table once
-// per listing through gopsutil; the supervisor's own sampler, on the hot
-// path, keeps its own /proc reader and walks only its tree.
+// for listings (`bg ls`, the shell's /bg). It walks each tree down from its
+// root through the kernel's lists of children (the whole process table,
+// read once per listing, where there are none) and reads each process
+// through gopsutil; the supervisor's own sampler, on the hot path, keeps its
+// own /proc reader.
 package procusage
 
 import (
 	"context"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
@@ -22,11 +26,24 @@ type Usage struct {
 
 // Table is one reading of the process table: who is whose child.
 type Table struct {
+	// children is the whole table, where the kernel cannot say a
+	// process's children itself; nil where it can (childrenFiles).
 	children map[int32][]int32
 }
 
-// Read reads the process table once.
+// Read reads the process table once. Where /proc/PID/task/TID/children
+// exists (Linux, as the supervisor's sampler also assumes), nothing is read
+// up front: a tree is walked from its root, which costs what the tree
+// holds, not what the machine runs.
 func Read(ctx context.Context) (*Table, error) {
+	if childrenFiles() {
+		return &Table{}, nil
+	}
+	return readWhole(ctx)
+}
+
+// readWhole reads every process's parent.
+func readWhole(ctx context.Context) (*Table, error) {
 	procs, err := process.ProcessesWithContext(ctx)
 	if err != nil {
 		return nil, err
@@ -47,7 +64,7 @@ func Read(ctx context.Context) (*Table, error) {
 // rest is the task's. A process that ends while it is read is skipped.
 func (t *Table) Tree(ctx context.Context, root int) Usage {
 	var u Usage
-	queue := append([]int32(nil), t.children[int32(root)]...)
+	queue := t.childrenOf(int32(root))
 	seen := map[int32]bool{int32(root): true}
 	for len(queue) > 0 {
 		pid := queue[0]
@@ -56,7 +73,7 @@ func (t *Table) Tree(ctx context.Context, root int) Usage {
 			continue
 		}
 		seen[pid] = true
-		queue = append(queue, t.children[pid]...)
+		queue = append(queue, t.childrenOf(pid)...)
 		p, err := process.NewProcessWithContext(ctx, pid)
 		if err != nil {
 			continue
@@ -74,6 +91,40 @@ func (t *Table) Tree(ctx context.Context, root int) Usage {
 		u.RSS += mem.RSS
 	}
 	return u
+}
+
+// childrenOf is pid's children: from the table when it was read whole,
+// else from what the kernel lists for each of pid's threads.
+func (t *Table) childrenOf(pid int32) []int32 {
+	if t.children != nil {
+		return append([]int32(nil), t.children[pid]...)
+	}
+	dir := "/proc/" + strconv.Itoa(int(pid)) + "/task"
+	tids, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // ended meanwhile
+	}
+	var out []int32
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + tid.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.ParseInt(f, 10, 32); err == nil {
+				out = append(out, int32(c))
+			}
+		}
+	}
+	return out
+}
+
+// childrenFiles reports whether the kernel lists a thread's children
+// (CONFIG_PROC_CHILDREN), by looking for this process's own list.
+func childrenFiles() bool {
+	pid := strconv.Itoa(os.Getpid())
+	_, err := os.Stat("/proc/" + pid + "/task/" + pid + "/children")
+	return err == nil
 }
 
 // Trees reads what each tree costs, by the key its root is given under

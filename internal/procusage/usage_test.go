@@ -46,6 +46,15 @@ func TestTreeSumsEveryLiveDescendant(t *testing.T) {
 	if u.RSS < 1<<20 {
 		t.Errorf("Tree's resident memory %d bytes is less than bash alone takes", u.RSS)
 	}
+	// The whole table, read where the kernel lists no children, finds the
+	// same tree.
+	whole, err := readWhole(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := whole.Tree(ctx, os.Getpid()); w.Procs != u.Procs {
+		t.Errorf("the whole table finds %d processes under this test, the children lists %d", w.Procs, u.Procs)
+	}
 	table, err := Read(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/hangdog/hangdog/bgtasks"
+)
+
+// /bg keeps its columns in line whatever a task's state says, and AGE is
+// how long ago a task started, not how long it ran.
+func TestTasksViewColumnsAndAge(t *testing.T) {
+	now := time.Now()
+	task := func(id string, started time.Duration, res *bgtasks.Result) *bgtasks.Task {
+		return &bgtasks.Task{Meta: bgtasks.Meta{ID: id, Command: "cmd-" + id, Mode: bgtasks.Background, State: bgtasks.Running, Started: now.Add(-started)}, Result: res}
+	}
+	v := tasksView{tasks: []*bgtasks.Task{
+		task("t3", 90*time.Second, nil),
+		task("t2", 2*time.Hour, &bgtasks.Result{State: bgtasks.Exited, ExitCode: 139, Signal: "SIGSEGV", Ended: now.Add(-2*time.Hour + 5*time.Second)}),
+		task("t1", 3*time.Hour, &bgtasks.Result{State: bgtasks.Exited, ExitCode: 0, Ended: now.Add(-3*time.Hour + time.Second)}),
+		task("t4", 4*time.Hour, &bgtasks.Result{State: bgtasks.Exited, Signal: strings.Repeat("SIGNAL", 10), Ended: now.Add(-4 * time.Hour)}),
+	}}
+	rows := strings.Split(ansi.Strip(v.view(200, 20, "BAR")), "\n")
+	header := rows[1]
+	mode := strings.Index(header, "MODE")
+	age := strings.Index(header, "AGE")
+	want := map[string]string{"t3": "1m30s", "t2": "2h00m", "t1": "3h00m", "t4": "4h00m"}
+	for _, r := range rows[2:6] {
+		if got := ansi.StringWidth(r[:strings.Index(r, "background")]); got != mode {
+			t.Errorf("MODE at column %d in the header, %d in %q", mode, got, r)
+		}
+		id := strings.Fields(strings.TrimPrefix(r, "▶"))[0]
+		if got := strings.Fields(r[strings.Index(r, "background")+age-mode:])[0]; got != want[id] {
+			t.Errorf("%s: AGE %q, want %q (since it started)\n%s", id, got, want[id], strings.Join(rows, "\n"))
+		}
+	}
+	if !strings.Contains(rows[3], "ended by SIGSEGV") || !strings.Contains(rows[5], "…") {
+		t.Errorf("states not shown whole, or a long one not cut:\n%s", strings.Join(rows, "\n"))
+	}
+}
+
+// /bg opens at the task just moved to the background, even when it was
+// left scrolled far down the list.
+func TestTasksViewOpensAtTheTaskJustDetached(t *testing.T) {
+	w := newWorld(t)
+	for range 40 {
+		task, err := w.reg.Create(bgtasks.Meta{Command: "true", Mode: bgtasks.Background})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.reg.WriteResult(task.ID, bgtasks.Result{State: bgtasks.Exited}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, tm := w.shell(t)
+	enter(tm, "/bg")
+	waitFor(t, tm, "background tasks", "▶ t40")
+	for range 45 {
+		tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+	}
+	waitFor(t, tm, "▶ t1 ")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	enter(tm, "echo detach-me-$((6*7)); sleep 60")
+	waitFor(t, tm, "detach-me-42", "watchdog: 1")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlB})
+	waitFor(t, tm, "t41 moved to the background")
+	enter(tm, "/bg")
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return strings.Contains(ansi.Strip(string(b)), "▶ t41 ")
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
