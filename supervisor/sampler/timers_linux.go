@@ -17,9 +17,11 @@ import (
 // Such a thread is a pending timer, whichever thread of whichever process of
 // the tree it is, and a tree with one is never idle.
 
-// maxTimers caps the timers one sample reports; the first one found already
-// vetoes idle, the rest are evidence.
-const maxTimers = 8
+// maxTimers caps the timers one sample reports. The watchdog tells the
+// timers that approach from the polls re-armed sample after sample, so it
+// needs each thread's (Go and Node run a dozen); past the cap it cannot, and
+// counts the tree as having one that approaches (Tree.TimersCapped).
+const maxTimers = 64
 
 // futex operations (the command part of the op argument) that wait with a
 // timeout: FUTEX_WAIT's is relative, FUTEX_WAIT_BITSET's is absolute.

@@ -92,9 +92,11 @@ type Tree struct {
 	AnyRunning bool // some process is in state R, or in D while doing I/O
 	// TimerSleep: some thread of some process waits with a timeout (a sleep,
 	// a poll/select/epoll_wait with a timeout, a futex wait with a
-	// deadline): it will wake by itself. Timers lists them (at most 8).
-	TimerSleep bool
-	Timers     []Timer
+	// deadline): it will wake by itself. Timers lists them (at most 64;
+	// TimersCapped when there were more).
+	TimerSleep   bool
+	Timers       []Timer
+	TimersCapped bool
 
 	ForegroundPGID int     // the PTY's foreground process group; 0 if unknown
 	TTYMode        TTYMode // from the PTY's termios; "" without a PTY

@@ -35,7 +35,7 @@ func measure(w window, o Observation) evidence {
 		complete:       o.TreeOK && o.Tree.Complete && !w.incomplete,
 		cpu:            w.cpuPercent(o.Tree),
 		disk:           w.disk,
-		timerSleep:     w.timerSleep || (o.TreeOK && o.Tree.TimerSleep),
+		timerSleep:     w.timerSleep && (!o.TreeOK || o.Tree.TimerSleep),
 		newBytes:       newBytes,
 		outputInWindow: newBytes > 0 || o.Output.LastOutput.After(w.start),
 		lines:          w.lines,

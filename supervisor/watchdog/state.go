@@ -57,6 +57,7 @@ func StateOf(o Observation) jev.State {
 // sample. It changes nothing: Due, called next with the same observation,
 // judges the same window.
 func (w *Watch) StateFor(o Observation) jev.State {
+	w.seeTimers(&o)
 	win := w.win
 	win.add(o)
 	e := measure(win, o)
