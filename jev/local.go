@@ -197,6 +197,19 @@ func (s *scene) withOutput() Answer {
 		}
 		return choiceAnswer(Status, Looping, conf, ev)
 	}
+	// Lines that only restate earlier ones (a heartbeat with a new time, an
+	// elapsed counter) say nothing new: a wait, not progress (advancing.go).
+	if line, ok := restating(st.Tail, st.NewLines); !service && ok && st.Repetition >= 0.6 && st.CPUPercent < 5 && st.DiskBytes == 0 {
+		return choiceAnswer(Status, Looping, 0.82, []string{
+			fmt.Sprintf("%d new lines that only restate earlier ones (times, elapsed counters and spinner frames aside): %s", st.NewLines, quoteOutput(line, 100)),
+		})
+	}
+	// A line redrawn in place that says what it said at the last check.
+	if !service && st.NewLines == 0 && st.Restated && st.CPUPercent < 5 && st.DiskBytes == 0 {
+		return choiceAnswer(Status, Looping, 0.82, []string{
+			fmt.Sprintf("%s of output redrew the current line, which says what it said at the last check (a spinner or an elapsed counter over a wait): %s", fmtBytes(st.NewOutputBytes), quoteOutput(st.LastLine, 100)),
+		})
+	}
 	var ev []string
 	conf := 0.92
 	switch {

@@ -67,6 +67,7 @@ func (w *Watch) StateFor(o Observation) jev.State {
 	st.NewDistinctLines = e.distinct
 	st.Repetition = e.repetition
 	st.SampleComplete = e.complete
+	st.Restated = e.lines == 0 && e.newBytes > 0 && w.redrawn.same(o.Output.LastLine)
 	if o.TreeOK {
 		st.CPUPercent = e.cpu
 		st.DiskBytes = e.disk

@@ -34,14 +34,14 @@ func TestTimersApproachingPollingFar(t *testing.T) {
 		steps []step
 	}{
 		{"one sleep 14 pending until it ends", []step{
-			{1 * time.Second, []sampler.Timer{sleep(10, 14 * time.Second)}, true},
-			{4 * time.Second, []sampler.Timer{sleep(10, 14 * time.Second)}, true},
-			{12 * time.Second, []sampler.Timer{sleep(10, 14 * time.Second)}, true},
+			{1 * time.Second, []sampler.Timer{sleep(10, 14*time.Second)}, true},
+			{4 * time.Second, []sampler.Timer{sleep(10, 14*time.Second)}, true},
+			{12 * time.Second, []sampler.Timer{sleep(10, 14*time.Second)}, true},
 		}},
 		{"a shell loop's sleep 1.5, a new process each time", []step{
-			{1 * time.Second, []sampler.Timer{sleep(10, 1500 * time.Millisecond)}, true},
-			{3 * time.Second, []sampler.Timer{sleep(11, 1500 * time.Millisecond)}, false},
-			{5 * time.Second, []sampler.Timer{sleep(12, 1500 * time.Millisecond)}, false},
+			{1 * time.Second, []sampler.Timer{sleep(10, 1500*time.Millisecond)}, true},
+			{3 * time.Second, []sampler.Timer{sleep(11, 1500*time.Millisecond)}, false},
+			{5 * time.Second, []sampler.Timer{sleep(12, 1500*time.Millisecond)}, false},
 		}},
 		{"an event loop re-arming a 1 s timer", []step{
 			{1 * time.Second, []sampler.Timer{poll(900 * time.Millisecond)}, true},

@@ -41,6 +41,7 @@ type Watch struct {
 	procBounds procBounds
 	respawns   respawns
 	timers     timerWatch
+	redrawn    redrawnLine
 
 	status        string // the status the current streak agrees on
 	statusStreak  int
@@ -224,6 +225,7 @@ func (w *Watch) Due(o Observation) Decision {
 	}
 
 	w.decideDue(&d, o, ev, svc, svcWhy)
+	w.redrawn.remember(o.Output.LastLine)
 	w.win = w.win.next(o.Now, o.Output.TotalBytes)
 	w.afterDueForService(o)
 	return d
