@@ -272,6 +272,10 @@ func (s *scene) quiet() Answer {
 		return choiceAnswer(Status, Progressing, conf, ev)
 	case len(st.Connecting) > 0:
 		return choiceAnswer(Status, Waiting, 0.8, []string{"it is connecting to " + listJoin(st.Connecting) + " and no answer has come", silence})
+	case st.Established > 0 && st.PeerSilent > 0:
+		// A silent peer is stuck (issue 23, cause 3): a request out and
+		// nothing back since the last check says the peer does not answer.
+		return choiceAnswer(Status, Stuck, 0.85, []string{fmt.Sprintf("%d established network connection(s): a request was sent and nothing has been received for %s: the peer does not answer", st.Established, fmtDuration(st.PeerSilent)), silence})
 	case st.Established > 0:
 		return choiceAnswer(Status, Waiting, 0.7, []string{fmt.Sprintf("%d established network connection(s), idle: waiting on a peer", st.Established), silence})
 	case st.AnyRunning || st.DiskBytes > 0:

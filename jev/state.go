@@ -50,6 +50,10 @@ type State struct {
 	Listening   []string // listening sockets, "127.0.0.1:3000"
 	Connecting  []string // connections not yet established (SYN_SENT)
 	Established int      // established connections
+	// PeerSilent: every established connection sent a request and has
+	// received nothing since, for this long — at least since the last check
+	// (the watchdog leaves it 0 otherwise, and for a forwarder's session).
+	PeerSilent time.Duration
 
 	// SampleComplete is false when /proc could not be read in full; then the
 	// process fields above are missing, not zero, and never mean idle.

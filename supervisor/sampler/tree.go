@@ -124,6 +124,11 @@ type Tree struct {
 	Listening   []Socket
 	Connecting  []Socket // SYN_SENT
 	Established []Socket
+	// PeerSilent: every established socket of the tree sent data after it
+	// last received any (a request is out), and the one heard from last has
+	// received nothing for this long (tcp_info via sock_diag); 0 when some
+	// socket is not waiting for an answer, or it could not be read.
+	PeerSilent time.Duration
 
 	// Complete is false when something could not be read for a live process:
 	// a sample with holes must never be read as "idle".

@@ -2,7 +2,10 @@
 
 package sampler
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // socketHolder is one process holding one socket fd.
 type socketHolder struct {
@@ -73,6 +76,35 @@ func (s *Sampler) findSockets(tree *Tree) {
 			tree.Established = append(tree.Established, seen.sock)
 		}
 	}
+	s.findPeerSilence(tree)
+}
+
+// findPeerSilence sets tree.PeerSilent from the established sockets' tcp_info
+// (tcpdiag_linux.go).
+func (s *Sampler) findPeerSilence(tree *Tree) {
+	if len(tree.Established) == 0 {
+		return
+	}
+	inodes := map[uint64]bool{}
+	for _, h := range s.holders {
+		if seen := s.sockets[h.inode]; seen != nil && seen.found && seen.sock.State == "ESTABLISHED" {
+			inodes[h.inode] = true
+		}
+	}
+	quiet := tcpQuietness(inodes)
+	if len(quiet) < len(inodes) {
+		return // some socket unread: say nothing
+	}
+	silent := time.Duration(-1)
+	for _, q := range quiet {
+		if q.lastSent > q.lastRecv { // it received after it last sent: no answer owed
+			return
+		}
+		if silent < 0 || q.lastRecv < silent {
+			silent = q.lastRecv
+		}
+	}
+	tree.PeerSilent = max(silent, 0)
 }
 
 // findTTYReader decides whether a foreground process is blocked reading the
