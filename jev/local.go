@@ -197,6 +197,19 @@ func (s *scene) withOutput() Answer {
 		}
 		return choiceAnswer(Status, Looping, conf, ev)
 	}
+	// Lines that only restate earlier ones (a heartbeat with a new time, an
+	// elapsed counter) say nothing new: a wait, not progress (advancing.go).
+	if line, ok := restating(st.Tail, st.NewLines); !service && ok && st.Repetition >= 0.6 && st.CPUPercent < 5 && st.DiskBytes == 0 {
+		return choiceAnswer(Status, Looping, 0.82, []string{
+			fmt.Sprintf("%d new lines that only restate earlier ones (times, elapsed counters and spinner frames aside): %s", st.NewLines, quoteOutput(line, 100)),
+		})
+	}
+	// A line redrawn in place that says what it said at the last check.
+	if !service && st.NewLines == 0 && st.Restated && st.CPUPercent < 5 && st.DiskBytes == 0 {
+		return choiceAnswer(Status, Looping, 0.82, []string{
+			fmt.Sprintf("%s of output redrew the current line, which says what it said at the last check (a spinner or an elapsed counter over a wait): %s", fmtBytes(st.NewOutputBytes), quoteOutput(st.LastLine, 100)),
+		})
+	}
 	var ev []string
 	conf := 0.92
 	switch {
@@ -259,6 +272,10 @@ func (s *scene) quiet() Answer {
 		return choiceAnswer(Status, Progressing, conf, ev)
 	case len(st.Connecting) > 0:
 		return choiceAnswer(Status, Waiting, 0.8, []string{"it is connecting to " + listJoin(st.Connecting) + " and no answer has come", silence})
+	case st.Established > 0 && st.PeerSilent > 0:
+		// A silent peer is stuck (issue 23, cause 3): a request out and
+		// nothing back since the last check says the peer does not answer.
+		return choiceAnswer(Status, Stuck, 0.85, []string{fmt.Sprintf("%d established network connection(s): a request was sent and nothing has been received for %s: the peer does not answer", st.Established, fmtDuration(st.PeerSilent)), silence})
 	case st.Established > 0:
 		return choiceAnswer(Status, Waiting, 0.7, []string{fmt.Sprintf("%d established network connection(s), idle: waiting on a peer", st.Established), silence})
 	case st.AnyRunning || st.DiskBytes > 0:

@@ -23,6 +23,9 @@ type State struct {
 	NewLines         int      // complete lines since the last check
 	NewDistinctLines int      // how many of those differ from each other
 	Repetition       float64  // 0..1: how much recent output repeats itself
+	// Restated: the unfinished last line, redrawn since the last check,
+	// says what it said then (RestateShape alike, no number of work grown).
+	Restated bool
 
 	CPUPercent float64 // of one core, the whole process tree, since the last check
 	DiskBytes  int64   // bytes read plus written since the last check
@@ -47,6 +50,10 @@ type State struct {
 	Listening   []string // listening sockets, "127.0.0.1:3000"
 	Connecting  []string // connections not yet established (SYN_SENT)
 	Established int      // established connections
+	// PeerSilent: every established connection sent a request and has
+	// received nothing since, for this long — at least since the last check
+	// (the watchdog leaves it 0 otherwise, and for a forwarder's session).
+	PeerSilent time.Duration
 
 	// SampleComplete is false when /proc could not be read in full; then the
 	// process fields above are missing, not zero, and never mean idle.
@@ -70,6 +77,7 @@ func (s State) Fingerprint() string {
 	field("distinct", countBucket(s.NewDistinctLines))
 	field("repetition", int(s.Repetition*10+0.5))
 	field("last", strings.TrimSpace(s.LastLine))
+	field("restated", s.Restated)
 	field("complete", s.SampleComplete)
 	if s.SampleComplete {
 		field("cpu", cpuBand(s.CPUPercent))

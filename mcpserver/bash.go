@@ -236,7 +236,7 @@ func (s *Server) detachByTimeout(ctx context.Context, id, reason string) {
 	defer cancel()
 	// It may have ended or been detached meanwhile; then the link says so
 	// and there is nothing to report.
-	if _, err := taskctl.DetachRun(ctx, s.reg, id, reason); err != nil && ctx.Err() == nil {
+	if _, err := taskctl.DetachRun(ctx, s.reg, id, taskctl.WithJudgeSaw(s.reg, id, reason)); err != nil && ctx.Err() == nil {
 		if t, gerr := s.reg.Get(id); gerr == nil && !t.State().Ended() && t.Mode == bgtasks.Foreground {
 			s.logError(fmt.Errorf("detach %s at its timeout: %w", id, err))
 		}

@@ -63,6 +63,12 @@ func (s *supervisor) watch(ctx context.Context) {
 	if logf != nil {
 		defer logf.Close()
 	}
+	// Every check is recorded in the task's directory, debug or not, so
+	// "why was this detached, or not?" has an answer afterwards (hangdog
+	// log --task, and a --max-wait detach's reason). Only the first failure
+	// to write it is reported: the check loop goes on without it.
+	records := s.reg.NewCheckRecords(s.meta.ID)
+	recordErr := false
 	for {
 		var now time.Time
 		select {
@@ -97,8 +103,13 @@ func (s *supervisor) watch(ctx context.Context) {
 		} else {
 			d = w.Fast(obs)
 		}
+		line := d.LogLine(s.meta.ID)
 		if logf != nil {
-			fmt.Fprintln(logf, d.LogLine(s.meta.ID))
+			fmt.Fprintln(logf, line)
+		}
+		if err := records.Add(line); err != nil && !recordErr {
+			recordErr = true
+			fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 		}
 		if vb, err := json.Marshal(proto.Verdict{
 			Status: d.Status, Confidence: d.Confidence, Streak: d.Streak, Agree: max(cfg.AgreeChecks, 1),

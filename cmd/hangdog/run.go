@@ -318,7 +318,7 @@ func (p *runPresenter) Lost(o taskctl.Outcome) error {
 func detachRun(reg *bgtasks.Registry, id string, after time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	taskctl.DetachRun(ctx, reg, id, fmt.Sprintf("still running after --detach-after %s", after))
+	taskctl.DetachRun(ctx, reg, id, taskctl.WithJudgeSaw(reg, id, fmt.Sprintf("still running after --detach-after %s", after)))
 }
 
 // passTerminal puts the caller's terminal in raw input mode (output

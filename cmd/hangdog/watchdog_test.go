@@ -126,3 +126,30 @@ func TestDetachAfterHandsBackALongRun(t *testing.T) {
 		t.Errorf("logs %q lack the end of the run", l.stdout)
 	}
 }
+
+// With default settings and the debug log off, a task's last checks are
+// still kept: `log --task` explains a detach (the check that acted, and the
+// process and syscall it saw) and a run that was left alone.
+func TestLogTaskExplainsChecksWithoutDebug(t *testing.T) {
+	e := newEnv(t)
+	rep, _ := runJSON(t, e, `read -p 'Overwrite? [y/N] ' a`)
+	if rep.Status != "detached" {
+		t.Fatalf("status %q, want detached by the input trigger", rep.Status)
+	}
+	log := e.run("log", "--task", rep.TaskID)
+	for _, want := range []string{"trigger=input", "action=background", "input=prompt", "blocked in read"} {
+		if !strings.Contains(log.stdout, want) {
+			t.Errorf("log --task %s lacks %q:\n%s%s", rep.TaskID, want, log.stdout, log.stderr)
+		}
+	}
+	e.run("bg", "kill", rep.TaskID)
+
+	quiet, _ := runJSON(t, e, "sleep 3")
+	if quiet.Status != "exited" {
+		t.Fatalf("sleep 3: status %q, want exited", quiet.Status)
+	}
+	log = e.run("log", "--task", quiet.TaskID)
+	if !strings.Contains(log.stdout, "action=none") || !strings.Contains(log.stdout, "nothing reads the terminal") {
+		t.Errorf("log --task %s does not say why sleep 3 was left alone:\n%s%s", quiet.TaskID, log.stdout, log.stderr)
+	}
+}

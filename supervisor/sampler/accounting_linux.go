@@ -92,6 +92,8 @@ func (s *Sampler) account(tree *Tree, notes []evidence) {
 					t.Syscall = p.Wchan
 				}
 				tree.Timers = append(tree.Timers, t)
+			} else {
+				tree.TimersCapped = true
 			}
 		}
 		if n.det != nil && p.State != 'Z' {
@@ -100,6 +102,8 @@ func (s *Sampler) account(tree *Tree, notes []evidence) {
 				if len(tree.Timers) < maxTimers {
 					t.Comm = p.Comm
 					tree.Timers = append(tree.Timers, t)
+				} else {
+					tree.TimersCapped = true
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -257,7 +258,19 @@ type details struct {
 	timeout                     time.Duration
 	absolute                    bool
 	threadTimers                []Timer // the other threads' timed waits
+	// threadReads: the fds other threads are blocked reading (read(2) on
+	// one fd), resolved to their targets in threadWaits: a runtime reads
+	// stdin on a thread of its own (Go) while the main one sits elsewhere.
+	threadReads []threadRead
+	threadWaits []string
+	// nested: the PTYs whose masters (/dev/ptmx) this process holds, by
+	// their slave's path: it runs a terminal inside the terminal (script,
+	// ssh -t, docker exec -t).
+	nested []string
 }
+
+// threadRead is one thread blocked reading one fd.
+type threadRead struct{ tid, fd int }
 
 // readDetails reads argv, the blocking syscall and what it waits on, and the
 // fds. err is set only when the process vanished; anything unreadable is
@@ -321,7 +334,7 @@ func (s *Sampler) readDetails(pid, dir int, state byte, threads int) (*details, 
 	// The other threads: a runtime's event loop or sleeping worker is
 	// rarely the main thread.
 	if threads > 1 {
-		det.threadTimers = s.threadTimers(pid, dir, nil)
+		det.threadTimers, det.threadReads = s.threadTimers(pid, dir, nil, nil)
 	}
 
 	s.links, err = f.scanFds(dir, s.links)
@@ -336,8 +349,18 @@ func (s *Sampler) readDetails(pid, dir int, state byte, threads int) (*details, 
 		det.fd0 = string(t)
 	}
 	for _, l := range s.links {
-		if inode, ok := socketInode(f.links[l.off : l.off+l.n]); ok {
+		target := f.links[l.off : l.off+l.n]
+		if inode, ok := socketInode(target); ok {
 			det.sockets = append(det.sockets, inode)
+		} else if string(target) == ptmxTarget {
+			if n, ok := f.ptmxIndex(dir, l.fd); ok {
+				det.nested = append(det.nested, "/dev/pts/"+strconv.Itoa(n))
+			}
+		}
+	}
+	for _, r := range det.threadReads {
+		if t := f.target(s.links, r.fd); t != nil {
+			det.threadWaits = append(det.threadWaits, string(t))
 		}
 	}
 	if det.kind != kindOther && det.kind != kindTimer && det.syscall >= 0 {

@@ -108,3 +108,19 @@ func ttyReadWchan(w string) bool {
 	}
 	return false
 }
+
+// terminalMode reads the mode of a terminal inside the task's terminal by
+// its slave's path, opened without becoming anyone's controlling terminal
+// and closed at once.
+func terminalMode(path string) (TTYMode, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return TTYUnknown, false
+	}
+	defer unix.Close(fd)
+	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return TTYUnknown, false
+	}
+	return modeOf(tio.Lflag), true
+}

@@ -17,9 +17,11 @@ import (
 // Such a thread is a pending timer, whichever thread of whichever process of
 // the tree it is, and a tree with one is never idle.
 
-// maxTimers caps the timers one sample reports; the first one found already
-// vetoes idle, the rest are evidence.
-const maxTimers = 8
+// maxTimers caps the timers one sample reports. The watchdog tells the
+// timers that approach from the polls re-armed sample after sample, so it
+// needs each thread's (Go and Node run a dozen); past the cap it cannot, and
+// counts the tree as having one that approaches (Tree.TimersCapped).
+const maxTimers = 64
 
 // futex operations (the command part of the op argument) that wait with a
 // timeout: FUTEX_WAIT's is relative, FUTEX_WAIT_BITSET's is absolute.
@@ -152,10 +154,10 @@ func untilDeadline(clock int32, deadline time.Duration) time.Duration {
 // threadTimers appends the timed waits of pid's threads other than the main
 // one (whose syscall readDetails has already read). Only a process with
 // several threads pays for this: one read per extra thread.
-func (s *Sampler) threadTimers(pid, dir int, out []Timer) []Timer {
+func (s *Sampler) threadTimers(pid, dir int, out []Timer, reads []threadRead) ([]Timer, []threadRead) {
 	taskDir, err := openat(dir, s.files.cpath("task", -1), unix.O_DIRECTORY)
 	if err != nil {
-		return out
+		return out, reads
 	}
 	s.threads = s.threads[:0]
 	_ = s.files.eachNumericDirent(taskDir, func(tid int) bool {
@@ -181,11 +183,38 @@ func (s *Sampler) threadTimers(pid, dir int, out []Timer) []Timer {
 		if !ok {
 			continue
 		}
+		if info.kind == kindReadFD && len(reads) < maxThreadReads {
+			reads = append(reads, threadRead{tid: tid, fd: int(int32(sc.args[0]))})
+		}
 		if d, abs, timed := s.files.timedWait(pid, info.name, sc); timed {
 			out = append(out, Timer{PID: pid, TID: tid, Syscall: info.name, Timeout: d, Absolute: abs})
 		}
 	}
-	return out
+	return out, reads
+}
+
+// maxThreadReads caps the reads of other threads one process reports.
+const maxThreadReads = 8
+
+// ptmxTarget is what an fd of a PTY master points to.
+const ptmxTarget = "/dev/ptmx"
+
+// ptmxIndex reads which PTY a master fd is the master of, from
+// /proc/PID/fdinfo/FD ("tty-index:\tN", Linux 4.16+).
+func (p *procFiles) ptmxIndex(dir, fd int) (int, bool) {
+	b, err := p.read(dir, "fdinfo", fd, 4096, false)
+	if err != nil {
+		return 0, false
+	}
+	_, rest, ok := bytes.Cut(b, []byte("tty-index:"))
+	if !ok {
+		return 0, false
+	}
+	if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	n, ok := atoi(bytes.TrimSpace(rest))
+	return int(n), ok
 }
 
 // readThread reads /proc/PID/task/TID/name.

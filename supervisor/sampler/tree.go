@@ -92,9 +92,11 @@ type Tree struct {
 	AnyRunning bool // some process is in state R, or in D while doing I/O
 	// TimerSleep: some thread of some process waits with a timeout (a sleep,
 	// a poll/select/epoll_wait with a timeout, a futex wait with a
-	// deadline): it will wake by itself. Timers lists them (at most 8).
-	TimerSleep bool
-	Timers     []Timer
+	// deadline): it will wake by itself. Timers lists them (at most 64;
+	// TimersCapped when there were more).
+	TimerSleep   bool
+	Timers       []Timer
+	TimersCapped bool
 
 	ForegroundPGID int     // the PTY's foreground process group; 0 if unknown
 	TTYMode        TTYMode // from the PTY's termios; "" without a PTY
@@ -122,6 +124,11 @@ type Tree struct {
 	Listening   []Socket
 	Connecting  []Socket // SYN_SENT
 	Established []Socket
+	// PeerSilent: every established socket of the tree sent data after it
+	// last received any (a request is out), and the one heard from last has
+	// received nothing for this long (tcp_info via sock_diag); 0 when some
+	// socket is not waiting for an answer, or it could not be read.
+	PeerSilent time.Duration
 
 	// Complete is false when something could not be read for a live process:
 	// a sample with holes must never be read as "idle".

@@ -3,6 +3,8 @@ package watchdog
 import (
 	"fmt"
 	"time"
+
+	"github.com/hangdog/hangdog/jev"
 )
 
 // evidence is what one due check measured over its window.
@@ -23,6 +25,7 @@ type evidence struct {
 	distinct       int
 	repetition     float64
 	sinceOutput    time.Duration
+	advancing      string // a line whose number of work keeps growing (jev.Advancing), when the window has new lines
 }
 
 func measure(w window, o Observation) evidence {
@@ -35,14 +38,29 @@ func measure(w window, o Observation) evidence {
 		complete:       o.TreeOK && o.Tree.Complete && !w.incomplete,
 		cpu:            w.cpuPercent(o.Tree),
 		disk:           w.disk,
-		timerSleep:     w.timerSleep || (o.TreeOK && o.Tree.TimerSleep),
+		timerSleep:     w.timerSleep && (!o.TreeOK || o.Tree.TimerSleep),
 		newBytes:       newBytes,
 		outputInWindow: newBytes > 0 || o.Output.LastOutput.After(w.start),
 		lines:          w.lines,
 		distinct:       w.distinctLines(rep),
 		repetition:     rep,
 		sinceOutput:    sinceOutput(o),
+		advancing:      advancingIn(w.lines, o.Output.Tail),
 	}
+}
+
+// advancingIn is the window's line whose number of work keeps growing, if
+// it printed lines: output that counts work done is progress, however alike
+// its lines look once masked (issue 23, cause 2).
+func advancingIn(lines int, tail []string) string {
+	if lines == 0 {
+		return ""
+	}
+	line, ok := jev.Advancing(tail)
+	if !ok {
+		return ""
+	}
+	return line
 }
 
 // repetition is the output's repetition as the watchdog and the judge should
@@ -88,6 +106,8 @@ func (e evidence) progress() (bool, string) {
 		return true, fmt.Sprintf("progress: %s of disk I/O over %s", bytesText(e.disk), seconds(e.windowLen))
 	case e.outputProgress():
 		return true, fmt.Sprintf("progress: %d new distinct lines of output over %s", e.distinct, seconds(e.windowLen))
+	case e.advancing != "":
+		return true, "progress: a number of work keeps growing in " + quote(e.advancing, 80)
 	}
 	return false, ""
 }

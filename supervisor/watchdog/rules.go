@@ -15,7 +15,8 @@ type inputFinding struct {
 	wait    inputWait
 	waited  time.Duration
 	start   time.Time
-	due     bool // nobody at it, waited inputWaitSec, not decided on yet
+	held    *sampler.Timer // the reader's own deadline, waited out
+	due     bool           // nobody at it, waited inputWaitSec, no deadline held, not decided on yet
 }
 
 func (w *Watch) findInput(o Observation) inputFinding {
@@ -23,13 +24,29 @@ func (w *Watch) findInput(o Observation) inputFinding {
 	if !o.TreeOK || !readingTTY(o.Tree) {
 		return inputFinding{}
 	}
+	held := readerDeadline(o.Tree)
 	return inputFinding{
 		reading: true,
 		wait:    classifyInput(o.Tree, o.Output.LastLine, o.Output.Tail),
 		waited:  waited,
 		start:   start,
-		due:     !o.Interactive && waited >= inputWaitFor(o.Tree, w.cfg.InputWait()) && !start.Equal(w.input.decidedWait),
+		held:    held,
+		due:     !o.Interactive && held == nil && waited >= inputWaitFor(o.Tree, w.cfg.InputWait()) && !start.Equal(w.input.decidedWait),
 	}
+}
+
+// readerDeadline is a deadline that approaches (timers.go) held by the
+// process reading the terminal, within maxBoundedRead: a read whose timeout
+// another thread keeps (a Go program selecting on its read and a timer, a
+// prompt that takes a default answer), waited out like `read -t`. A poll or
+// a far timer is none. o.Tree.Timers holds only approaching ones here.
+func readerDeadline(t sampler.Tree) *sampler.Timer {
+	for i, tm := range t.Timers {
+		if tm.PID == t.ReadingTTYPID && tm.Timeout > 0 && tm.Timeout <= maxBoundedRead {
+			return &t.Timers[i]
+		}
+	}
+	return nil
 }
 
 // maxBoundedRead is the longest timeout of a read on the terminal the input
@@ -71,6 +88,9 @@ func (w *Watch) settleInput(d *Decision, o Observation, f inputFinding) {
 	if !f.due {
 		if !f.start.IsZero() && f.start.Equal(w.input.decidedWait) {
 			d.Evidence = append(d.Evidence, "this wait was already decided on")
+		} else if f.held != nil {
+			d.Evidence = append(d.Evidence, fmt.Sprintf("the reader holds a deadline that approaches (%s in %s, %s): a read that gives up by itself, waited out",
+				quote(f.held.Comm, 20), f.held.Syscall, seconds(f.held.Timeout)))
 		} else {
 			d.Evidence = append(d.Evidence, "acts once it has waited "+seconds(inputWaitFor(o.Tree, w.cfg.InputWait())))
 		}
@@ -149,6 +169,12 @@ func (w *Watch) decideDue(d *Decision, o Observation, ev evidence, svc bool, svc
 			veto, note = w.boundVeto(o.Now), fmt.Sprintf("the command declares it may take %s", seconds(w.bound))
 		case c.boundVeto && w.procBounds.holds(o.Now):
 			veto, note = w.procBounds.veto(o.Now)
+		case c.boundVeto && o.TreeOK && len(o.Tree.Timers) > 0:
+			// A deadline that approaches is a bound until it passes
+			// (timers.go: o.Tree.Timers holds only those).
+			tm := o.Tree.Timers[0]
+			veto, note = VetoBound+" (a deadline approaches)", fmt.Sprintf("%s (pid %d) waits in %s with a deadline %s away at most: a bound until it passes",
+				quote(tm.Comm, 20), tm.PID, tm.Syscall, seconds(tm.Timeout))
 		case c.needSample == needSample && !ev.treeOK,
 			c.needSample == needComplete && !ev.complete:
 			veto, note = VetoIncomplete, "the process tree could not be read in full, so it cannot be called idle"

@@ -1,6 +1,8 @@
 package watchdog
 
 import (
+	"time"
+
 	"github.com/hangdog/hangdog/jev"
 	"github.com/hangdog/hangdog/supervisor/sampler"
 )
@@ -57,6 +59,7 @@ func StateOf(o Observation) jev.State {
 // sample. It changes nothing: Due, called next with the same observation,
 // judges the same window.
 func (w *Watch) StateFor(o Observation) jev.State {
+	w.seeTimers(&o)
 	win := w.win
 	win.add(o)
 	e := measure(win, o)
@@ -66,6 +69,8 @@ func (w *Watch) StateFor(o Observation) jev.State {
 	st.NewDistinctLines = e.distinct
 	st.Repetition = e.repetition
 	st.SampleComplete = e.complete
+	st.Restated = e.lines == 0 && e.newBytes > 0 && w.redrawn.same(o.Output.LastLine)
+	st.PeerSilent = peerSilent(o, e.windowLen)
 	if o.TreeOK {
 		st.CPUPercent = e.cpu
 		st.DiskBytes = e.disk
@@ -108,4 +113,20 @@ func runningArgv(t sampler.Tree) [][]string {
 		}
 	}
 	return out
+}
+
+// peerSilent is how long a request of the tree has gone unanswered, when it
+// has been so since the previous due check at least (the checks' horizon:
+// the window, less a second for the connection's own start), and the
+// connection is not a forwarder's session (ssh host 'sleep 15' answers when
+// the remote command does). 0 otherwise.
+func peerSilent(o Observation, window time.Duration) time.Duration {
+	t := o.Tree
+	if !o.TreeOK || t.PeerSilent <= 0 || t.ReadingTTY && t.Forwarding {
+		return 0
+	}
+	if t.PeerSilent+time.Second < window {
+		return 0
+	}
+	return t.PeerSilent
 }

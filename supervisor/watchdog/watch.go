@@ -40,6 +40,8 @@ type Watch struct {
 	service    serviceView
 	procBounds procBounds
 	respawns   respawns
+	timers     timerWatch
+	redrawn    redrawnLine
 
 	status        string // the status the current streak agrees on
 	statusStreak  int
@@ -158,6 +160,7 @@ func fastSpacing(silence, inputWait time.Duration) time.Duration {
 // Fast is a check without the model: it acts only on a process blocked
 // reading a terminal nobody is at, once it has waited inputWaitSec.
 func (w *Watch) Fast(o Observation) Decision {
+	w.seeTimers(&o)
 	w.noteInteractive(o)
 	w.win.add(o)
 	w.checks++
@@ -183,6 +186,7 @@ func (w *Watch) Fast(o Observation) Decision {
 // Due is a full check, with the judge's verdict on the window since the
 // previous due check.
 func (w *Watch) Due(o Observation) Decision {
+	timerNote := w.seeTimers(&o)
 	w.noteInteractive(o)
 	w.win.add(o)
 	ev := measure(w.win, o)
@@ -213,6 +217,7 @@ func (w *Watch) Due(o Observation) Decision {
 		} else if !o.Tree.AnyRunning {
 			d.Evidence = appendNote(d.Evidence, blockedEvidence(o.Tree))
 		}
+		d.Evidence = appendNote(d.Evidence, timerNote)
 		if o.Tree.ReadingTTY && o.Tree.Forwarding {
 			d.Evidence = append(d.Evidence, fmt.Sprintf("%s (pid %d) reads the terminal only to forward it: it waits on a connection too",
 				quote(o.Tree.ReadingTTYComm, 30), o.Tree.ReadingTTYPID))
@@ -220,6 +225,7 @@ func (w *Watch) Due(o Observation) Decision {
 	}
 
 	w.decideDue(&d, o, ev, svc, svcWhy)
+	w.redrawn.remember(o.Output.LastLine)
 	w.win = w.win.next(o.Now, o.Output.TotalBytes)
 	w.afterDueForService(o)
 	return d

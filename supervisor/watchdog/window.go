@@ -31,7 +31,7 @@ type window struct {
 	cpuSeconds float64
 	span       time.Duration
 	disk       int64
-	timerSleep bool
+	timerSleep bool // the last sample waits on a timer that approaches
 	incomplete bool // a sample in the window failed or had holes
 
 	redrawing   bool // some snapshot's output redrew earlier lines (a progress display)
@@ -68,7 +68,10 @@ func (w *window) addTree(t sampler.Tree, ok bool) {
 	w.cpuSeconds += t.CPUPercent / 100 * t.Window.Seconds()
 	w.span += t.Window
 	w.disk += t.ReadBytes + t.WriteBytes
-	w.timerSleep = w.timerSleep || t.TimerSleep
+	// What the last sample says: whether a timer still approaches at the
+	// check. A poll is told from a bound only by its second sighting (see
+	// timers.go), so the window's first samples cannot be the ones to ask.
+	w.timerSleep = t.TimerSleep
 	w.incomplete = w.incomplete || !t.Complete
 }
 
