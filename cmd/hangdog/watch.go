@@ -36,7 +36,8 @@ func init() {
 // watchCaller is who is asking: the session (owner) and the project.
 func watchCaller() (owner, project string) {
 	cwd, _ := os.Getwd()
-	return os.Getenv(sessionEnv), bgtasks.ProjectOf(cwd)
+	owner, _ = envSession()
+	return owner, bgtasks.ProjectOf(cwd)
 }
 
 func openWatchStore() (*watch.Store, error) {

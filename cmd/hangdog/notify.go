@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/termtext"
+)
+
+func init() { registerCommand(newNotifyCmd) }
+
+// notifyQuoteBytes bounds each piece of untrusted text (a payload, a
+// comment, an output line) quoted in a notification line.
+const notifyQuoteBytes = 600
+
+func newNotifyCmd() *cobra.Command {
+	var session, consumer string
+	cmd := &cobra.Command{
+		Use:   "notify [--session NAME]",
+		Short: "Tell a live agent session its events as they happen, one line each (Claude Code's plugin monitor)",
+		Long: `Print the session's events as they happen, one line per event, until
+interrupted: a background task's end, a detach, a watcher's fire, pause or
+expiry, an approval's decision. A harness that turns each line of a command's
+output into a message for its model runs it for the length of a session:
+Claude Code's plugin monitor does (the hangdog plugin declares it), and an
+idle session then starts a new turn to read the news, with nobody typing.
+
+Each event is printed once, and the session's cursor moves only after its
+line is written: an event that happens while no session listens (Claude Code
+closed, the monitor not started yet) waits for the next notify of the same
+session, also across a restart (claude --resume, --continue). The consumer is
+the session's name (--consumer changes it); ` + "`hangdog events --consumer`" + ` and the
+Claude Code hooks take news from the same consumer, so nothing is told twice.
+
+The session is --session, else $HANGDOG_SESSION, else inside Claude Code
+claude-$CLAUDE_CODE_SESSION_ID (what the calls of that session are owned by).
+Quoted output, payloads and comments are untrusted text and say so.`,
+		Example: `  hangdog notify                       # inside Claude Code: this session's events
+  hangdog notify --session build-42    # a harness's own session`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			owner, err := callerSession(session)
+			if err != nil {
+				return err
+			}
+			if owner == "" {
+				return fmt.Errorf("notify needs the session whose events to tell: --session NAME, $%s, or run it inside Claude Code ($%s)", sessionEnv, claudeSessionEnv)
+			}
+			if consumer == "" {
+				consumer = consumerName(owner)
+			}
+			reg, err := openRegistry()
+			if err != nil {
+				return err
+			}
+			// Registered now: events from here on wait for this session
+			// even before the first one arrives.
+			if _, err := reg.Undelivered(consumer); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			out := cmd.OutOrStdout()
+			return notifyLoop(ctx, reg, consumer, bgtasks.Scope{Owner: owner}, func(e bgtasks.Event) error {
+				_, err := io.WriteString(out, notifyLine(e)+"\n")
+				return err
+			})
+		},
+	}
+	addSessionFlag(cmd, &session)
+	cmd.Flags().StringVar(&consumer, "consumer", "", "the event-log consumer whose cursor says what was told (default: the session's name)")
+	return cmd
+}
+
+// notifyLoop delivers the consumer's events in scope as they come, until
+// ctx ends.
+func notifyLoop(ctx context.Context, reg *bgtasks.Registry, consumer string, scope bgtasks.Scope, emit func(bgtasks.Event) error) error {
+	for ctx.Err() == nil {
+		if err := deliverEvents(ctx, reg, consumer, time.Hour, scope, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumerName is a session's name as an event-log consumer: the
+// characters a consumer name cannot hold become '-'.
+func consumerName(session string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ':' || r == '@' {
+			return '-'
+		}
+		return r
+	}, session)
+}
+
+// notifyLine is one event as one line for a model: the person's line of
+// `hangdog events`, then what the event carries that the model needs (an
+// approval's decision and comment, a watcher's payload, the last line of a
+// task's output), quoted and marked untrusted. One line, because a harness
+// may turn each line into a message of its own.
+func notifyLine(e bgtasks.Event) string {
+	var b strings.Builder
+	b.WriteString("hangdog event " + eventLine(e))
+	quote := func(label, s string) {
+		s = strings.TrimSpace(termtext.OneLine(termtext.Plain([]byte(s))))
+		if s == "" {
+			return
+		}
+		if len(s) > notifyQuoteBytes {
+			n := notifyQuoteBytes
+			for n > 0 && !utf8.RuneStart(s[n]) {
+				n--
+			}
+			s = s[:n] + "…"
+		}
+		q, _ := json.Marshal(s)
+		b.WriteString("; " + label + " (untrusted): " + string(q))
+	}
+	if e.Decision != "" {
+		b.WriteString("; decision: " + strings.TrimSpace(termtext.OneLine(e.Decision)))
+		if from := strings.TrimSpace(termtext.OneLine(e.From)); from != "" {
+			b.WriteString(", made by " + from)
+		}
+		quote("comment", e.Comment)
+	}
+	quote("payload", e.Payload)
+	if e.Kind != bgtasks.EventWarning {
+		quote("last output line", termtext.LastLines(strings.TrimRight(termtext.Plain([]byte(e.Tail)), "\n "), 1))
+	}
+	if e.WatcherID == "" && bgtasks.ValidID(e.TaskID) {
+		b.WriteString(" (`hangdog bg logs " + e.TaskID + "` shows its output)")
+	}
+	return b.String()
+}
