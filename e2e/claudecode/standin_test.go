@@ -49,8 +49,9 @@ type api struct {
 	sentTurn map[string]int
 	seen     map[string]bool
 	results  []result
-	texts    []string  // text blocks of user/system messages after the first request
-	finalAt  time.Time // when the last end_turn reply was sent
+	texts    []string    // text blocks of user/system messages after the first request
+	textAt   []time.Time // when the request carrying each of texts came
+	finalAt  time.Time   // when the last end_turn reply was sent
 	requests int
 	debug    string // a file to append every request body to ($HANGDOG_E2E_DEBUG)
 }
@@ -192,6 +193,7 @@ func (a *api) record(msgs []message, last int, now time.Time) {
 				if !a.seen[key] {
 					a.seen[key] = true
 					a.texts = append(a.texts, b.Text)
+					a.textAt = append(a.textAt, now)
 				}
 			}
 		}
@@ -237,6 +239,13 @@ func (a *api) stream(w http.ResponseWriter, model string, content []map[string]a
 	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 20}})
 	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// timedTexts is every text recorded with the time its request came.
+func (a *api) timedTexts() (texts []string, at []time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.texts...), append([]time.Time(nil), a.textAt...)
 }
 
 func (a *api) snapshot() (results []result, texts []string, finalAt time.Time) {

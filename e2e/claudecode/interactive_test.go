@@ -1,0 +1,317 @@
+//go:build linux
+
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
+)
+
+// pluginName is the plugin as .claude-plugin/marketplace.json names it,
+// with its marketplace: what `claude plugin install` takes.
+const pluginName = "hangdog@hangdog"
+
+// wakeLimit is how soon after an event an idle session must start a turn.
+const wakeLimit = 30 * time.Second
+
+// world is a throw-away HOME, hangdog home and work dir for the real CLI.
+type world struct {
+	t                        *testing.T
+	root, home, work, hdHome string
+	env                      []string // for hangdog and claude alike
+	marker                   string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root, err := os.MkdirTemp("", "cc") // short: hangdog's sockets live under it
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), hdHome: filepath.Join(root, "h")}
+	for _, d := range []string{w.home, w.work, filepath.Join(root, "cfg"), filepath.Join(root, "st")} {
+		os.MkdirAll(d, 0o700)
+	}
+	w.marker = fmt.Sprintf("HANGDOG_E2E_RUN=%d-%d", os.Getpid(), runSeq.Add(1))
+	w.env = []string{"HOME=" + w.home, "HANGDOG_HOME=" + w.hdHome, "XDG_CONFIG_HOME=" + filepath.Join(root, "cfg"),
+		"XDG_STATE_HOME=" + filepath.Join(root, "st"), "PATH=" + binDir + ":" + os.Getenv("PATH"), w.marker,
+		"TERM=xterm-256color", "LANG=C.UTF-8", "USER=" + os.Getenv("USER"), "TMPDIR=" + os.TempDir(),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1", "IS_SANDBOX=1"}
+	t.Cleanup(func() {
+		testbin.StopTasks(w.hdHome)
+		testbin.KillMarked(w.marker)
+		os.RemoveAll(root)
+	})
+	return w
+}
+
+// claude runs a claude subcommand (plugin ...) to completion.
+func (w *world) claude(args ...string) string {
+	w.t.Helper()
+	c := exec.Command(claude, args...)
+	c.Dir, c.Env = w.work, w.env
+	out, err := c.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// install installs the checkout's plugin as its README says.
+func (w *world) install() {
+	w.t.Helper()
+	w.claude("plugin", "marketplace", "add", repoRoot)
+	w.claude("plugin", "install", pluginName)
+}
+
+// interactive prepares what an interactive claude needs to start with no
+// prompt at all: onboarding done, the work dir trusted, the API key
+// approved, the bypass-permissions warning accepted.
+func (w *world) interactive(key string) {
+	w.t.Helper()
+	path := filepath.Join(w.home, ".claude.json")
+	cfg := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(b, &cfg)
+	}
+	cfg["hasCompletedOnboarding"] = true
+	cfg["lastOnboardingVersion"] = ClaudeVersion
+	cfg["theme"] = "dark"
+	cfg["customApiKeyResponses"] = map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}}
+	cfg["projects"] = map[string]any{w.work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true, "allowedTools": []string{}}}
+	writeJSON(w.t, path, cfg)
+	settings := filepath.Join(w.home, ".claude", "settings.json")
+	s := map[string]any{}
+	if b, err := os.ReadFile(settings); err == nil {
+		json.Unmarshal(b, &s)
+	}
+	s["skipDangerousModePermissionPrompt"] = true
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	writeJSON(w.t, settings, s)
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, _ := json.MarshalIndent(v, "", "  ")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tmux runs claude interactively in a tmux session of its own server.
+type tmux struct {
+	w    *world
+	sock string
+}
+
+func (w *world) tmux() *tmux {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		w.t.Skip("tmux not installed: the interactive Claude Code tests drive claude in tmux")
+	}
+	x := &tmux{w: w, sock: filepath.Join(w.root, "tmux.sock")}
+	w.t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
+	return x
+}
+
+// start runs claude with args in a new tmux session; env adds to the world's.
+func (x *tmux) start(env []string, args ...string) {
+	x.w.t.Helper()
+	var script strings.Builder
+	script.WriteString("cd " + shq(x.w.work) + " && exec env")
+	for _, kv := range append(append([]string(nil), x.w.env...), env...) {
+		script.WriteString(" " + shq(kv))
+	}
+	script.WriteString(" " + shq(claude))
+	for _, a := range args {
+		script.WriteString(" " + shq(a))
+	}
+	path := filepath.Join(x.w.root, "claude.sh")
+	os.WriteFile(path, []byte(script.String()+"\n"), 0o700)
+	c := exec.Command("tmux", "-S", x.sock, "new-session", "-d", "-s", "cc", "-x", "200", "-y", "50", "bash "+shq(path))
+	if out, err := c.CombinedOutput(); err != nil {
+		x.w.t.Fatalf("tmux: %v\n%s", err, out)
+	}
+}
+
+// screen is what the terminal shows.
+func (x *tmux) screen() string {
+	out, _ := exec.Command("tmux", "-S", x.sock, "capture-pane", "-p", "-t", "cc").Output()
+	return string(out)
+}
+
+// stop ends claude the way a person closes its terminal.
+func (x *tmux) stop() {
+	exec.Command("tmux", "-S", x.sock, "kill-session", "-t", "cc").Run()
+}
+
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// hangdog runs hangdog in the world.
+func (w *world) hangdog(args ...string) string {
+	w.t.Helper()
+	c := exec.Command(filepath.Join(binDir, "hangdog"), args...)
+	c.Dir, c.Env = w.work, w.env
+	out, err := c.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("hangdog %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// waitText waits for a text block matching re that came after since.
+func waitText(a *api, re *regexp.Regexp, since time.Time, limit time.Duration) (string, time.Time, bool) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		texts, at := a.timedTexts()
+		for i, s := range texts {
+			if !at[i].Before(since) && re.MatchString(s) {
+				return s, at[i], true
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return "", time.Time{}, false
+}
+
+// count is how many text blocks the model was sent that match re.
+func count(a *api, re *regexp.Regexp) int {
+	texts, _ := a.timedTexts()
+	n := 0
+	for _, s := range texts {
+		n += len(re.FindAllString(s, -1))
+	}
+	return n
+}
+
+// The real Claude Code, interactive in tmux, with the plugin installed:
+// the session makes a file watcher, ends its turn and idles; the file
+// changes; a new request reaches the model carrying the watcher's fire,
+// with nobody typing, once. Closed and resumed, the session is told of a
+// fire that came while it was closed, once, and nothing already told.
+func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
+	needClaude(t)
+	w := newWorld(t)
+	x := w.tmux()
+	os.WriteFile(filepath.Join(w.work, "notes.txt"), []byte("v1\n"), 0o600)
+	w.install()
+	const key = "sk-ant-standin-interactive-0000000000"
+	w.interactive(key)
+	a := newAPI("plugin", []turn{
+		bash("hangdog watch create --kind file notes.txt --interval 1s", 30000),
+		{Text: "Watching notes.txt; idle until it changes."},
+		{Text: "Noted the first change."},
+		{Text: "Noted the second change."},
+		{Text: "(nothing more)"},
+	}, os.Getenv("HANGDOG_E2E_DEBUG"))
+	defer a.srv.Close()
+	env := []string{"ANTHROPIC_BASE_URL=" + a.srv.URL, "ANTHROPIC_API_KEY=" + key}
+	x.start(env, "--dangerously-skip-permissions", "Watch notes.txt and tell me when it changes.")
+
+	// The watcher is made and the turn ends.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		res, _, final := a.snapshot()
+		if len(res) == 1 && !final.IsZero() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first turn did not end; results %v; screen:\n%s", res, x.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	res, _, _ := a.snapshot()
+	id := regexp.MustCompile(`\bw\d+\b`).FindString(res[0].Text)
+	if id == "" {
+		t.Fatalf("no watcher id in what watch create printed: %q", res[0].Text)
+	}
+	var ls []map[string]any
+	json.Unmarshal([]byte(w.hangdog("watch", "ls", "--all", "--json")), &ls)
+	t.Logf("watcher %s: %v", id, ls)
+	time.Sleep(3 * time.Second) // idle at its prompt
+
+	fired := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
+	fire := func(text string) time.Time {
+		t0 := time.Now()
+		if err := os.WriteFile(filepath.Join(w.work, "notes.txt"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return t0
+	}
+	t0 := fire("v2\n")
+	s, at, ok := waitText(a, fired, t0, time.Duration(float64(wakeLimit)*loadScale()))
+	if !ok {
+		t.Fatalf("no request carried the watcher's fire within %v of the change; screen:\n%s", wakeLimit, x.screen())
+	}
+	first := fired.FindStringSubmatch(s)[1]
+	t.Logf("woken %.1f s after the change: %s", at.Sub(t0).Seconds(), line(s))
+
+	// Closed, the file changes again, resumed: the fire is told then.
+	time.Sleep(3 * time.Second)
+	x.stop()
+	waitGone(t, w.marker, "claude")
+	t1 := fire("v3\n")
+	time.Sleep(5 * time.Second) // the fire is in the log, nobody listening
+	x.start(env, "--dangerously-skip-permissions", "--continue")
+	second := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
+	var s2 string
+	deadline = time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
+	for s2 == "" && time.Now().Before(deadline) {
+		texts, at := a.timedTexts()
+		for i, s := range texts {
+			if m := second.FindStringSubmatch(s); m != nil && m[1] != first && at[i].After(t1) {
+				s2 = s
+				t.Logf("told after the restart, %.1f s after the change: %s", at[i].Sub(t1).Seconds(), line(s))
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if s2 == "" {
+		t.Fatalf("the fire that came while the session was closed never reached it; screen:\n%s", x.screen())
+	}
+	time.Sleep(5 * time.Second)
+	for _, n := range []string{first, fired.FindStringSubmatch(s2)[1]} {
+		if c := count(a, regexp.MustCompile(`hangdog event #`+n+` `)); c != 1 {
+			t.Errorf("event #%s reached the model %d times, want once", n, c)
+		}
+	}
+}
+
+// waitGone waits until no process of the run named like name is left.
+func waitGone(t *testing.T, marker, name string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if !markedAlive(marker, name) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s still runs 15 s after its terminal closed", name)
+}
+
+// markedAlive reports whether a process whose environment holds marker and
+// whose command name starts with name is alive.
+func markedAlive(marker, name string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !strings.Contains("\x00"+string(env)+"\x00", "\x00"+marker+"\x00") {
+			continue
+		}
+		comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if strings.HasPrefix(string(comm), name) {
+			return true
+		}
+	}
+	return false
+}
