@@ -21,6 +21,9 @@ type turn struct {
 	// ByMode replaces Input in the named mode (plain, hook, mcp).
 	ByMode map[string]map[string]any
 	Text   string
+	// Delay holds the reply back, as a slow model would: a turn in
+	// progress, for a test to interrupt.
+	Delay time.Duration
 }
 
 // result is what came back for one tool call: the tool_result text a model
@@ -138,6 +141,13 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 		reply = a.turns[n]
 	} else {
 		reply = turn{Text: "(script exhausted)"}
+	}
+	if reply.Delay > 0 {
+		select {
+		case <-time.After(reply.Delay):
+		case <-r.Context().Done():
+			return // the client went away mid-turn
+		}
 	}
 	if reply.Tool == "" {
 		a.mu.Lock()
