@@ -5,9 +5,11 @@ package claudecode
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +39,17 @@ func done() turn { return turn{Text: "Done."} }
 
 var all = []string{"plain", "hook", "mcp"}
 
+// pluginReady reports whether the plugin can run the scenarios: its hooks
+// call `hangdog hook`.
+func pluginReady(t *testing.T) bool {
+	out, _ := exec.Command(filepath.Join(binDir, "hangdog"), "hook").CombinedOutput() // stdin: nothing
+	if strings.Contains(string(out), `unknown command "hook"`) {
+		t.Logf("no plugin mode: this hangdog has no `hangdog hook` for the plugin's hooks to call")
+		return false
+	}
+	return true
+}
+
 // slowest is how long `claude -p` may go on after its final turn.
 const slowest = 30 * time.Second
 
@@ -54,6 +67,11 @@ func TestClaudeCode(t *testing.T) {
 			modes := sc.modes
 			if modes == nil {
 				modes = all
+			}
+			if slices.Contains(modes, "hook") && pluginReady(t) {
+				// The plugin installs the hooks; the hook mode's checks
+				// hold for it too.
+				modes = append(slices.Clone(modes), "plugin")
 			}
 			got := map[string]*run{}
 			var mu sync.Mutex
@@ -94,7 +112,15 @@ func TestClaudeCode(t *testing.T) {
 				}
 			}
 			if !t.Failed() {
+				plugin, viaPlugin := got["plugin"]
+				delete(got, "plugin")
 				sc.check(t, got)
+				if viaPlugin {
+					t.Run("plugin", func(t *testing.T) {
+						got["hook"] = plugin
+						sc.check(t, got)
+					})
+				}
 			}
 		})
 	}

@@ -128,7 +128,15 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 	a := newAPI(mode, sc.turns, debug)
 	defer a.srv.Close()
 	args := []string{"-p", "Follow the script.", "--output-format", "stream-json", "--verbose"}
-	if mode != "plain" { // the recipe, installed as README says
+	if mode == "plugin" { // the checkout's plugin, installed with the real CLI
+		for _, sub := range [][]string{{"plugin", "marketplace", "add", repoRoot}, {"plugin", "install", pluginName}} {
+			c := exec.Command(claude, sub...)
+			c.Dir, c.Env = work, append(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1")
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("claude %s: %v\n%s", strings.Join(sub, " "), err, out)
+			}
+		}
+	} else if mode != "plain" { // the recipe, installed as README says
 		os.MkdirAll(filepath.Join(home, ".claude", "hooks"), 0o700)
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/hangdog-hook.py"), filepath.Join(home, ".claude/hooks/hangdog-hook.py"))
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))

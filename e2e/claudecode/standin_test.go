@@ -159,6 +159,8 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	name, input := reply.Tool, reply.Input
 	if in, ok := reply.ByMode[a.mode]; ok {
 		input = in
+	} else if in, ok := reply.ByMode["hook"]; ok && a.mode == "plugin" {
+		input = in // the plugin is the hook recipe, installed
 	}
 	if a.mode == "mcp" && name == "Bash" {
 		name = "mcp__hangdog__bash"
