@@ -30,8 +30,9 @@ func newNotifyCmd() *cobra.Command {
 		Use:   "notify [--session NAME]",
 		Short: "Tell a live agent session its events as they happen, one line each (Claude Code's plugin monitor)",
 		Long: `Print the session's events as they happen, one line per event, until
-interrupted: a background task's end, a detach, a watcher's fire, pause or
-expiry, an approval's decision. A harness that turns each line of a command's
+interrupted: a background task's end or loss, a watchdog's warning, a
+watcher's fire, pause or expiry, an approval's decision. (A detach is told by
+the call it returns, not again here.) A harness that turns each line of a command's
 output into a message for its model runs it for the length of a session:
 Claude Code's plugin monitor does (the hangdog plugin declares it), and an
 idle session then starts a new turn to read the news, with nobody typing.
@@ -72,10 +73,16 @@ Quoted output, payloads and comments are untrusted text and say so.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			out := cmd.OutOrStdout()
-			return notifyLoop(ctx, reg, consumer, bgtasks.Scope{Owner: owner}, func(e bgtasks.Event) error {
-				_, err := io.WriteString(out, notifyLine(e)+"\n")
-				return err
-			})
+			for ctx.Err() == nil {
+				err := takeSessionNews(ctx, reg, owner, consumer, time.Hour, func(e bgtasks.Event) error {
+					_, err := io.WriteString(out, notifyLine(e)+"\n")
+					return err
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	addSessionFlag(cmd, &session)
@@ -83,15 +90,19 @@ Quoted output, payloads and comments are untrusted text and say so.`,
 	return cmd
 }
 
-// notifyLoop delivers the consumer's events in scope as they come, until
-// ctx ends.
-func notifyLoop(ctx context.Context, reg *bgtasks.Registry, consumer string, scope bgtasks.Scope, emit func(bgtasks.Event) error) error {
-	for ctx.Err() == nil {
-		if err := deliverEvents(ctx, reg, consumer, time.Hour, scope, emit); err != nil {
-			return err
-		}
+// takeSessionNews hands emit the session's events not yet told, waiting up
+// to wait for the first, and marks them told once emit returned. The one
+// cursor is the consumer (consumerName(session) unless named): notify, the
+// Claude Code hooks and events --consumer share it, so an event reaches a
+// session once whichever way it goes. A detach is left out: the call it
+// returned told it.
+func takeSessionNews(ctx context.Context, reg *bgtasks.Registry, session, consumer string, wait time.Duration, emit func(bgtasks.Event) error) error {
+	if consumer == "" {
+		consumer = consumerName(session)
 	}
-	return nil
+	scope := bgtasks.Scope{Owner: session}
+	keep := func(e bgtasks.Event) bool { return e.Kind != bgtasks.EventDetached && scope.SeesEvent(e) }
+	return deliverEvents(ctx, reg, consumer, wait, keep, emit)
 }
 
 // consumerName is a session's name as an event-log consumer: the
