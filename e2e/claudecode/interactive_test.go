@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,8 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 		{Text: "Watching notes.txt; idle until it changes."},
 		{Text: "Noted the first change."},
 		{Text: "Noted the second change."},
+		{Text: "Noted the third change."},
+		{Text: "Noted the change from while I was closed."},
 		{Text: "(nothing more)"},
 	}, os.Getenv("HANGDOG_E2E_DEBUG"))
 	defer a.srv.Close()
@@ -247,19 +250,26 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 		}
 		return t0
 	}
-	t0 := fire("v2\n")
-	s, at, ok := waitText(a, fired, t0, time.Duration(float64(wakeLimit)*loadScale()))
-	if !ok {
-		t.Fatalf("no request carried the watcher's fire within %v of the change; screen:\n%s", wakeLimit, x.screen())
+	// Three changes, each while the session idles: three turns.
+	var told []string
+	for i, v := range []string{"v2\n", "v3\n", "v4\n"} {
+		t0 := fire(v)
+		s, at, ok := waitText(a, fired, t0, time.Duration(float64(wakeLimit)*loadScale()))
+		if !ok {
+			t.Fatalf("change %d: no request carried the watcher's fire within %v; screen:\n%s", i+1, wakeLimit, x.screen())
+		}
+		seq := fired.FindStringSubmatch(s)[1]
+		told = append(told, seq)
+		logged := w.eventTime(seq)
+		t.Logf("change %d: event #%s logged %.2f s after the change, request %.2f s after the event (%.2f s after the change)",
+			i+1, seq, logged.Sub(t0).Seconds(), at.Sub(logged).Seconds(), at.Sub(t0).Seconds())
+		time.Sleep(3 * time.Second) // idle again
 	}
-	first := fired.FindStringSubmatch(s)[1]
-	t.Logf("woken %.1f s after the change: %s", at.Sub(t0).Seconds(), line(s))
 
 	// Closed, the file changes again, resumed: the fire is told then.
-	time.Sleep(3 * time.Second)
 	x.stop()
 	waitGone(t, w.marker, "claude")
-	t1 := fire("v3\n")
+	t1 := fire("v5\n")
 	time.Sleep(5 * time.Second) // the fire is in the log, nobody listening
 	x.start(env, "--dangerously-skip-permissions", "--continue")
 	second := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
@@ -268,7 +278,7 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 	for s2 == "" && time.Now().Before(deadline) {
 		texts, at := a.timedTexts()
 		for i, s := range texts {
-			if m := second.FindStringSubmatch(s); m != nil && m[1] != first && at[i].After(t1) {
+			if m := second.FindStringSubmatch(s); m != nil && !slices.Contains(told, m[1]) && at[i].After(t1) {
 				s2 = s
 				t.Logf("told after the restart, %.1f s after the change: %s", at[i].Sub(t1).Seconds(), line(s))
 			}
@@ -279,11 +289,27 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 		t.Fatalf("the fire that came while the session was closed never reached it; screen:\n%s", x.screen())
 	}
 	time.Sleep(5 * time.Second)
-	for _, n := range []string{first, fired.FindStringSubmatch(s2)[1]} {
+	for _, n := range append(told, fired.FindStringSubmatch(s2)[1]) {
 		if c := count(a, regexp.MustCompile(`hangdog event #`+n+` `)); c != 1 {
 			t.Errorf("event #%s reached the model %d times, want once", n, c)
 		}
 	}
+}
+
+// eventTime is when event #seq was logged.
+func (w *world) eventTime(seq string) time.Time {
+	w.t.Helper()
+	for _, l := range strings.Split(w.hangdog("events", "--all", "--json"), "\n") {
+		var e struct {
+			Seq  json.Number
+			Time time.Time
+		}
+		if json.Unmarshal([]byte(l), &e) == nil && e.Seq.String() == seq {
+			return e.Time
+		}
+	}
+	w.t.Fatalf("no event #%s in the log", seq)
+	return time.Time{}
 }
 
 // waitGone waits until no process of the run named like name is left.

@@ -69,8 +69,11 @@ func TestWakeResumesHeadlessClaude(t *testing.T) {
 			t.Fatalf("%s: no turn carried the watcher's fire; the model was sent %q\nevents:\n%s\nthe worker's log:\n%s", what, texts,
 				w.hangdog("events", "--all"), w.workerLog())
 		}
-		t.Logf("%s: a turn %.1f s after the change: %s", what, at.Sub(t0).Seconds(), line(s))
-		return mark.FindStringSubmatch(s)[1]
+		m := mark.FindStringSubmatch(s)[1]
+		logged := w.eventTime(strings.Split(m, "-")[3])
+		t.Logf("%s: event logged %.2f s after the change, the turn's request %.2f s after the event (%.2f s after the change): %s",
+			what, logged.Sub(t0).Seconds(), at.Sub(logged).Seconds(), at.Sub(t0).Seconds(), line(s))
+		return m
 	}
 
 	// One fire, one turn.

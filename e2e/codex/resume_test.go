@@ -77,7 +77,9 @@ func TestWakeResumesCodex(t *testing.T) {
 			for _, r := range api.requests() {
 				marks := distinct(wakeMark.FindAllStringSubmatch(r.Body, -1))
 				if len(marks) == n && r.At.After(t0) && strings.Contains(r.Body, "watch_fired") {
-					t.Logf("%s: a turn %.1f s after the change (%s)", what, r.At.Sub(t0).Seconds(), marks[n-1])
+					logged := h.eventTime(t, strings.Split(marks[n-1], "-")[3])
+					t.Logf("%s: event logged %.2f s after the change, the turn's request %.2f s after the event (%.2f s after the change)",
+						what, logged.Sub(t0).Seconds(), r.At.Sub(logged).Seconds(), r.At.Sub(t0).Seconds())
 					return marks[n-1]
 				}
 			}
@@ -126,6 +128,22 @@ func TestWakeResumesCodex(t *testing.T) {
 			t.Errorf("the workers' log lacks %q:\n%s", want, log)
 		}
 	}
+}
+
+// eventTime is when event #seq was logged.
+func (h *home) eventTime(t *testing.T, seq string) time.Time {
+	t.Helper()
+	for _, l := range strings.Split(h.hangdog(t, "events", "--all", "--json"), "\n") {
+		var e struct {
+			Seq  json.Number
+			Time time.Time
+		}
+		if json.Unmarshal([]byte(l), &e) == nil && e.Seq.String() == seq {
+			return e.Time
+		}
+	}
+	t.Fatalf("no event #%s in the log", seq)
+	return time.Time{}
 }
 
 // distinct is the first submatches, each once, in order.
