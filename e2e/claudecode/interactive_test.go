@@ -237,9 +237,11 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 	if id == "" {
 		t.Fatalf("no watcher id in what watch create printed: %q", res[0].Text)
 	}
-	var ls []map[string]any
+	var ls []struct{ Spec struct{ ID, Owner string } }
 	json.Unmarshal([]byte(w.hangdog("watch", "ls", "--all", "--json")), &ls)
-	t.Logf("watcher %s: %v", id, ls)
+	if len(ls) != 1 || !strings.HasPrefix(ls[0].Spec.Owner, "claude-") {
+		t.Errorf("the watcher the session made is not the session's own (claude-ID): %+v", ls)
+	}
 	time.Sleep(3 * time.Second) // idle at its prompt
 
 	fired := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
