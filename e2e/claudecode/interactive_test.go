@@ -195,11 +195,12 @@ func count(a *api, re *regexp.Regexp) int {
 }
 
 // The real Claude Code, interactive in tmux, with the plugin installed:
-// the session makes a file watcher, ends its turn and idles; the file
-// changes; a new request reaches the model carrying the watcher's fire,
-// with nobody typing, once. Closed and resumed, the session is told of a
+// the session makes a file watcher and starts a background build, ends its
+// turn and idles; the build ends, then the file changes, three times; each
+// time a new request reaches the model carrying the event, with nobody
+// typing, once. Closed and resumed, the session is told of a
 // fire that came while it was closed, once, and nothing already told.
-func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
+func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	needClaude(t)
 	w := newWorld(t)
 	x := w.tmux()
@@ -209,7 +210,9 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 	w.interactive(key)
 	a := newAPI("plugin", []turn{
 		bash("hangdog watch create --kind file notes.txt --interval 1s", 30000),
-		{Text: "Watching notes.txt; idle until it changes."},
+		bash("hangdog bg run 'sleep 4; echo built-it'", 30000),
+		{Text: "Watching notes.txt and building; idle until something happens."},
+		{Text: "Noted the build's end."},
 		{Text: "Noted the first change."},
 		{Text: "Noted the second change."},
 		{Text: "Noted the third change."},
@@ -224,7 +227,7 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		res, _, final := a.snapshot()
-		if len(res) == 1 && !final.IsZero() {
+		if len(res) == 2 && !final.IsZero() {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -242,6 +245,14 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 	if len(ls) != 1 || !strings.HasPrefix(ls[0].Spec.Owner, "claude-") {
 		t.Errorf("the watcher the session made is not the session's own (claude-ID): %+v", ls)
 	}
+	// The background build ends while the session idles: a turn.
+	ended := regexp.MustCompile(`hangdog event #(\d+) [^\n]*t\d+ exited 0[^\n]*"built-it"`)
+	s, at, ok := waitText(a, ended, time.Time{}, time.Duration(float64(wakeLimit)*loadScale()))
+	if !ok {
+		t.Fatalf("no request carried the end of the session's background task; screen:\n%s", x.screen())
+	}
+	build := ended.FindStringSubmatch(s)[1]
+	t.Logf("the build's end (event #%s) woke the session %.2f s after it was logged", build, at.Sub(w.eventTime(build)).Seconds())
 	time.Sleep(3 * time.Second) // idle at its prompt
 
 	fired := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
@@ -291,7 +302,7 @@ func TestInteractiveSessionIsWokenByItsWatcher(t *testing.T) {
 		t.Fatalf("the fire that came while the session was closed never reached it; screen:\n%s", x.screen())
 	}
 	time.Sleep(5 * time.Second)
-	for _, n := range append(told, fired.FindStringSubmatch(s2)[1]) {
+	for _, n := range append(told, build, fired.FindStringSubmatch(s2)[1]) {
 		if c := count(a, regexp.MustCompile(`hangdog event #`+n+` `)); c != 1 {
 			t.Errorf("event #%s reached the model %d times, want once", n, c)
 		}
