@@ -74,7 +74,7 @@ func openSession(reg *bgtasks.Registry, sessionID string) (*session, error) {
 	return &session{reg: reg, key: key, dir: dir}, nil
 }
 
-func (s *session) owner() string    { return Owner(s.key) }
+func (s *session) owner() string      { return Owner(s.key) }
 func (s *session) recordPath() string { return filepath.Join(s.dir, "session.json") }
 
 // update runs fn on the record under the session's lock and writes it back
