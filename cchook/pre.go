@@ -79,7 +79,9 @@ func (h *Hook) preBash(in Input) error {
 	background, _ := in.ToolInput["run_in_background"].(bool)
 	wrap := strings.TrimSpace(command) != "" && !background &&
 		(d == decideAllow || mode == "none" && d == decideNone) &&
-		!stateCommand(command) && !callsHangdog(command, h.Bin)
+		!stateCommand(command) && !callsHangdog(command, h.Bin) &&
+		// Without hangdog to run, a rewrite would break every call.
+		executable(h.Bin)
 	out := hookOutput{HookEventName: "PreToolUse"}
 	if !wrap {
 		err := s.takeNews(func(evs []bgtasks.Event) error {
@@ -137,6 +139,12 @@ func stateCommand(command string) bool {
 		return false
 	}
 	return shellStateBuiltins[filepath.Base(strings.Fields(parts[0])[0])]
+}
+
+// executable says whether bin is a file that can be run.
+func executable(bin string) bool {
+	st, err := os.Stat(bin)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // callsHangdog says whether the command is hangdog itself.
