@@ -149,7 +149,7 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	if in, ok := reply.ByMode[a.mode]; ok {
 		input = in
 	}
-	if a.mode == "mcp" && name == "Bash" {
+	if (a.mode == "mcp" || a.mode == "mcp-alone") && name == "Bash" {
 		name = "mcp__hangdog__bash"
 		m := map[string]any{"command": input["command"]}
 		if ms, ok := input["timeout"].(int); ok {
