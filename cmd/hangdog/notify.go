@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,19 +9,18 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
-	"github.com/hangdog/hangdog/internal/termtext"
+	"github.com/hangdog/hangdog/cchook"
 )
 
 func init() { registerCommand(newNotifyCmd) }
 
-// notifyQuoteBytes bounds each piece of untrusted text (a payload, a
-// comment, an output line) quoted in a notification line.
-const notifyQuoteBytes = 600
+// notifyPoll is how often notify looks for a Claude Code session's news
+// (a stat of the event log and a read of what is new).
+const notifyPoll = 200 * time.Millisecond
 
 func newNotifyCmd() *cobra.Command {
 	var session, consumer string
@@ -58,12 +56,16 @@ Quoted output, payloads and comments are untrusted text and say so.`,
 			if owner == "" {
 				return fmt.Errorf("notify needs the session whose events to tell: --session NAME, $%s, or run it inside Claude Code ($%s)", sessionEnv, claudeSessionEnv)
 			}
-			if consumer == "" {
-				consumer = consumerName(owner)
-			}
 			reg, err := openRegistry()
 			if err != nil {
 				return err
+			}
+			// Inside Claude Code, with no other session named: the Claude
+			// Code session's news, as its hooks take it.
+			claudeID := os.Getenv(claudeSessionEnv)
+			viaHooks := session == "" && os.Getenv(sessionEnv) == "" && claudeID != "" && consumer == ""
+			if consumer == "" {
+				consumer = consumerName(owner)
 			}
 			// Registered now: events from here on wait for this session
 			// even before the first one arrives.
@@ -73,13 +75,31 @@ Quoted output, payloads and comments are untrusted text and say so.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			out := cmd.OutOrStdout()
+			tell := func(e bgtasks.Event) error {
+				_, err := io.WriteString(out, cchook.Line(e)+"\n")
+				return err
+			}
 			for ctx.Err() == nil {
-				err := takeSessionNews(ctx, reg, owner, consumer, time.Hour, func(e bgtasks.Event) error {
-					_, err := io.WriteString(out, notifyLine(e)+"\n")
-					return err
+				if !viaHooks {
+					if err := takeSessionNews(ctx, reg, owner, consumer, time.Hour, tell); err != nil {
+						return err
+					}
+					continue
+				}
+				err := cchook.TakeNews(reg, claudeID, func(evs []bgtasks.Event) error {
+					for _, e := range evs {
+						if err := tell(e); err != nil {
+							return err
+						}
+					}
+					return nil
 				})
 				if err != nil {
 					return err
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(notifyPoll):
 				}
 			}
 			return nil
@@ -114,44 +134,4 @@ func consumerName(session string) string {
 		}
 		return r
 	}, session)
-}
-
-// notifyLine is one event as one line for a model: the person's line of
-// `hangdog events`, then what the event carries that the model needs (an
-// approval's decision and comment, a watcher's payload, the last line of a
-// task's output), quoted and marked untrusted. One line, because a harness
-// may turn each line into a message of its own.
-func notifyLine(e bgtasks.Event) string {
-	var b strings.Builder
-	b.WriteString("hangdog event " + eventLine(e))
-	quote := func(label, s string) {
-		s = strings.TrimSpace(termtext.OneLine(termtext.Plain([]byte(s))))
-		if s == "" {
-			return
-		}
-		if len(s) > notifyQuoteBytes {
-			n := notifyQuoteBytes
-			for n > 0 && !utf8.RuneStart(s[n]) {
-				n--
-			}
-			s = s[:n] + "…"
-		}
-		q, _ := json.Marshal(s)
-		b.WriteString("; " + label + " (untrusted): " + string(q))
-	}
-	if e.Decision != "" {
-		b.WriteString("; decision: " + strings.TrimSpace(termtext.OneLine(e.Decision)))
-		if from := strings.TrimSpace(termtext.OneLine(e.From)); from != "" {
-			b.WriteString(", made by " + from)
-		}
-		quote("comment", e.Comment)
-	}
-	quote("payload", e.Payload)
-	if e.Kind != bgtasks.EventWarning {
-		quote("last output line", termtext.LastLines(strings.TrimRight(termtext.Plain([]byte(e.Tail)), "\n "), 1))
-	}
-	if e.WatcherID == "" && bgtasks.ValidID(e.TaskID) {
-		b.WriteString(" (`hangdog bg logs " + e.TaskID + "` shows its output)")
-	}
-	return b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +41,10 @@ type runFlags struct {
 	json        bool
 	tailBytes   int
 	detachAfter time.Duration
+	// claudeCode presents the run for Claude Code's Bash tool, as the
+	// hook's rewritten command asks (run_claude.go); cwdFile goes with it.
+	claudeCode bool
+	cwdFile    string
 }
 
 func newRunCmd() *cobra.Command {
@@ -76,6 +79,9 @@ belongs to its caller.`,
 			if err != nil {
 				return err
 			}
+			if f.claudeCode {
+				return runClaudeCode(pending, args, f)
+			}
 			spec, err := buildSpec(args, f.taskFlags, bgtasks.Foreground)
 			if err != nil {
 				pending.Cancel()
@@ -88,6 +94,10 @@ belongs to its caller.`,
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object when the run ends (status, exit_code, signal, task_id, duration_ms, output, reason) instead of streaming output")
 	cmd.Flags().IntVar(&f.tailBytes, "tail-bytes", 32<<10, "with --json: how many bytes of the output's end to include")
 	cmd.Flags().DurationVar(&f.detachAfter, "detach-after", 0, "move the command to the background if it is still running after this long (it is never killed for time); set it below your harness's own tool timeout")
+	cmd.Flags().BoolVar(&f.claudeCode, "claude-code", false, "present the run for Claude Code's Bash tool (the hook's rewritten command; needs --session claude-ID)")
+	cmd.Flags().StringVar(&f.cwdFile, "cwd-file", "", "with --claude-code: where the command's shell writes the directory it ended in")
+	cmd.Flags().MarkHidden("claude-code")
+	cmd.Flags().MarkHidden("cwd-file")
 	return cmd
 }
 
@@ -103,6 +113,12 @@ func prestart() (*taskctl.Pending, error) {
 // buildSpec resolves a command line's task, as every front end does; only
 // the terminal is the CLI's own.
 func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, error) {
+	return buildSpecWith(args, f, mode, nil)
+}
+
+// buildSpecWith is buildSpec with the request adjusted by adjust (nil:
+// as it is) before it is resolved.
+func buildSpecWith(args []string, f taskFlags, mode bgtasks.Mode, adjust func(*taskctl.Request)) (taskctl.Spec, error) {
 	sets, err := taskctl.ParseSets(f.sets)
 	if err != nil {
 		return taskctl.Spec{}, err
@@ -114,6 +130,9 @@ func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, err
 	req := taskctl.Request{Argv: args, Cwd: f.cwd, Mode: mode, Sets: sets, Owner: owner}
 	req.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
 	req.Rows, req.Cols = terminalSize()
+	if adjust != nil {
+		adjust(&req)
+	}
 	return taskctl.Resolve(req)
 }
 
@@ -347,14 +366,4 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 
 // cliCalls are the commands a person (or a script) types on a task, for
 // taskctl.NextSteps.
-type cliCalls struct{}
-
-func (cliCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
-func (cliCalls) Wait(id string) string { return fmt.Sprintf("`hangdog bg wait %s`", id) }
-func (cliCalls) Kill(id string) string { return fmt.Sprintf("`hangdog bg kill %s`", id) }
-
-// Send writes text with bg send's escapes, in single quotes for the shell.
-func (cliCalls) Send(id, text string) string {
-	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "'", `'\''`)
-	return fmt.Sprintf("`hangdog bg send %s '%s'`", id, r.Replace(text))
-}
+type cliCalls = taskctl.CLICalls

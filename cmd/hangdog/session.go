@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/cchook"
 )
 
 // sessionEnv names the caller's session when --session does not: a harness
@@ -47,7 +48,7 @@ func envSession() (name, from string) {
 		return name, sessionEnv
 	}
 	if id := os.Getenv(claudeSessionEnv); id != "" {
-		return "claude-" + id, claudeSessionEnv
+		return cchook.Owner(cchook.Key(id)), claudeSessionEnv
 	}
 	return "", sessionEnv
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/cchook"
 	"github.com/hangdog/hangdog/wake"
 )
 
@@ -66,7 +67,7 @@ moves past the others).`,
 				return startWakeTask(reg, cmd, consumer, run, seen, mine)
 			}
 			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout, Scope: bgtasks.Scope{All: true},
-				Describe: notifyLine}
+				Describe: cchook.Line}
 			if mine {
 				owner, project := watchCaller()
 				w.Scope = bgtasks.Scope{Owner: owner, Project: project}

@@ -246,7 +246,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 		t.Errorf("the watcher the session made is not the session's own (claude-ID): %+v", ls)
 	}
 	// The background build ends while the session idles: a turn.
-	ended := regexp.MustCompile(`hangdog event #(\d+) [^\n]*t\d+ exited 0[^\n]*"built-it"`)
+	ended := regexp.MustCompile(`hangdog: #(\d+) Background task t\d+ [^\n]*finished: exit 0[^\n]* ⏎ built-it`)
 	s, at, ok := waitText(a, ended, time.Time{}, time.Duration(float64(wakeLimit)*loadScale()))
 	if !ok {
 		t.Fatalf("no request carried the end of the session's background task; screen:\n%s", x.screen())
@@ -255,7 +255,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	t.Logf("the build's end (event #%s) woke the session %.2f s after it was logged", build, at.Sub(w.eventTime(build)).Seconds())
 	time.Sleep(3 * time.Second) // idle at its prompt
 
-	fired := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
+	fired := regexp.MustCompile(`hangdog: #(\d+) Watcher ` + id + ` [^\n]*watch_fired`)
 	fire := func(text string) time.Time {
 		t0 := time.Now()
 		if err := os.WriteFile(filepath.Join(w.work, "notes.txt"), []byte(text), 0o600); err != nil {
@@ -285,7 +285,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	t1 := fire("v5\n")
 	time.Sleep(5 * time.Second) // the fire is in the log, nobody listening
 	x.start(env, "--dangerously-skip-permissions", "--continue")
-	second := regexp.MustCompile(`hangdog event #(\d+) [^\n]*` + id + ` watch_fired`)
+	second := fired
 	var s2 string
 	deadline = time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
 	for s2 == "" && time.Now().Before(deadline) {
@@ -303,7 +303,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	}
 	time.Sleep(5 * time.Second)
 	for _, n := range append(told, build, fired.FindStringSubmatch(s2)[1]) {
-		if c := count(a, regexp.MustCompile(`hangdog event #`+n+` `)); c != 1 {
+		if c := count(a, regexp.MustCompile(`hangdog: #`+n+` `)); c != 1 {
 			t.Errorf("event #%s reached the model %d times, want once", n, c)
 		}
 	}

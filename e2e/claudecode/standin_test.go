@@ -162,7 +162,7 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	} else if in, ok := reply.ByMode["hook"]; ok && a.mode == "plugin" {
 		input = in // the plugin is the hook recipe, installed
 	}
-	if a.mode == "mcp" && name == "Bash" {
+	if (a.mode == "mcp" || a.mode == "mcp-alone") && name == "Bash" {
 		name = "mcp__hangdog__bash"
 		m := map[string]any{"command": input["command"]}
 		if ms, ok := input["timeout"].(int); ok {
