@@ -198,8 +198,9 @@ func count(a *api, re *regexp.Regexp) int {
 // the session makes a file watcher and starts a background build, ends its
 // turn and idles; the build ends, then the file changes, three times; each
 // time a new request reaches the model carrying the event, with nobody
-// typing, once. Closed and resumed, the session is told of a
-// fire that came while it was closed, once, and nothing already told.
+// typing, once. Closed and resumed (its watcher kept by tasks.onSessionEnd:
+// keep), the session is told of a fire that came while it was closed, once,
+// and nothing already told.
 func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	needClaude(t)
 	w := newWorld(t)
@@ -220,7 +221,9 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 		{Text: "(nothing more)"},
 	}, os.Getenv("HANGDOG_E2E_DEBUG"))
 	defer a.srv.Close()
-	env := []string{"ANTHROPIC_BASE_URL=" + a.srv.URL, "ANTHROPIC_API_KEY=" + key}
+	// The session's watcher outlives its session (by default a session's
+	// tasks end with it), so it can fire while Claude Code is closed.
+	env := []string{"ANTHROPIC_BASE_URL=" + a.srv.URL, "ANTHROPIC_API_KEY=" + key, "HANGDOG_TASKS_ONSESSIONEND=keep"}
 	x.start(env, "--dangerously-skip-permissions", "Watch notes.txt and tell me when it changes.")
 
 	// The watcher is made and the turn ends.
@@ -285,13 +288,12 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	t1 := fire("v5\n")
 	time.Sleep(5 * time.Second) // the fire is in the log, nobody listening
 	x.start(env, "--dangerously-skip-permissions", "--continue")
-	second := fired
 	var s2 string
 	deadline = time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
 	for s2 == "" && time.Now().Before(deadline) {
 		texts, at := a.timedTexts()
 		for i, s := range texts {
-			if m := second.FindStringSubmatch(s); m != nil && !slices.Contains(told, m[1]) && at[i].After(t1) {
+			if m := fired.FindStringSubmatch(s); m != nil && !slices.Contains(told, m[1]) && at[i].After(t1) {
 				s2 = s
 				t.Logf("told after the restart, %.1f s after the change: %s", at[i].Sub(t1).Seconds(), line(s))
 			}
