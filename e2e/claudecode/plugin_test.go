@@ -101,3 +101,56 @@ func TestPluginInstallsAndUninstallsCleanly(t *testing.T) {
 		t.Errorf("installing and uninstalling the plugin made hangdog's home %s", w.hdHome)
 	}
 }
+
+// hookConfig is the "hooks" object of a Claude Code settings or plugin
+// hooks file.
+type hookConfig map[string][]struct {
+	Matcher string `json:"matcher"`
+	Hooks   []struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+	} `json:"hooks"`
+}
+
+func readHooks(t *testing.T, path string) hookConfig {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Hooks hookConfig }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f.Hooks
+}
+
+// The plugin's hooks are the recipe's (scripts/claude-code/settings.json):
+// the same events, commands and timeouts; its matchers also name the
+// plugin's own MCP bash.
+func TestPluginHooksAreTheRecipes(t *testing.T) {
+	recipe := readHooks(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"))
+	plugin := readHooks(t, filepath.Join(repoRoot, "plugins/claude-code/hooks/hooks.json"))
+	if len(recipe) != len(plugin) {
+		t.Errorf("the recipe hooks %d events, the plugin %d", len(recipe), len(plugin))
+	}
+	for event, want := range recipe {
+		got := plugin[event]
+		if len(got) != len(want) {
+			t.Errorf("%s: the plugin has %d entries, the recipe %d", event, len(got), len(want))
+			continue
+		}
+		for i := range want {
+			wantM := strings.ReplaceAll(want[i].Matcher, "mcp__hangdog__bash", "mcp__hangdog__bash|mcp__plugin_hangdog_hangdog__bash")
+			if got[i].Matcher != wantM {
+				t.Errorf("%s: the plugin's matcher is %q, want %q", event, got[i].Matcher, wantM)
+			}
+			b1, _ := json.Marshal(got[i].Hooks)
+			b2, _ := json.Marshal(want[i].Hooks)
+			if string(b1) != string(b2) {
+				t.Errorf("%s: the plugin runs %s, the recipe %s", event, b1, b2)
+			}
+		}
+	}
+}
