@@ -127,9 +127,15 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 	a := newAPI(mode, sc.turns, debug)
 	defer a.srv.Close()
 	args := []string{"-p", "Follow the script.", "--output-format", "stream-json", "--verbose", "--include-hook-events"}
-	if mode != "plain" && mode != "mcp-alone" { // the recipe, installed as README says
+	if mode == "hook" || mode == "mcp" { // the recipe, installed as README says
 		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))
+	}
+	if mode == "nullhook" { // the client's own cost of a PreToolUse hook: one that reads its input and says nothing
+		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+		b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+			"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null", "timeout": 10}}}}}})
+		os.WriteFile(filepath.Join(home, ".claude/settings.json"), b, 0o600)
 	}
 	if mode == "mcp" || mode == "mcp-alone" { // the MCP config README gives, hangdog found on PATH
 		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
