@@ -151,9 +151,11 @@ func (h *Hook) postToolUse(in Input) error {
 	text := responseText(in.ToolResponse)
 	command, _ := in.ToolInput["command"].(string)
 	return s.update(func(r *record) bool {
+		changed := false
 		for _, m := range toldLine.FindAllStringSubmatch(text, -1) {
 			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 				r.Told = append(r.Told, n)
+				changed = true
 			}
 		}
 		if len(r.Told) > toldKept {
@@ -175,8 +177,9 @@ func (h *Hook) postToolUse(in Input) error {
 				command = command[len(command)-200:]
 			}
 			r.Tasks[m[1]] = taskInfo{Kind: kind, Command: command}
+			changed = true
 		}
-		return true
+		return changed
 	})
 }
 

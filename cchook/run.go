@@ -60,6 +60,7 @@ type Call struct {
 
 	s     *session
 	plain *termtext.Writer
+	text  *lastByte // what plain wrote, so the notice starts on a line of its own
 	start string // the directory the call started in, links resolved
 }
 
@@ -73,7 +74,8 @@ func NewCall(reg *bgtasks.Registry, owner, cwdFile, command string, out io.Write
 	if err != nil {
 		return nil, err
 	}
-	c := &Call{Reg: reg, Owner: owner, CwdFile: cwdFile, Out: out, Command: command, s: s, plain: termtext.NewWriter(out)}
+	c := &Call{Reg: reg, Owner: owner, CwdFile: cwdFile, Out: out, Command: command, s: s, text: &lastByte{w: out}}
+	c.plain = termtext.NewWriter(c.text)
 	if wd, err := os.Getwd(); err == nil {
 		if r, err := filepath.EvalSymlinks(wd); err == nil {
 			c.start = r
@@ -173,6 +175,10 @@ func (modelCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs 
 // the exit status for Claude Code's shell.
 func (c *Call) Present(o taskctl.Outcome) int {
 	c.plain.Close()
+	if c.text.last != 0 && c.text.last != '\n' {
+		// An unfinished last line (a prompt): the notice goes below it.
+		io.WriteString(c.Out, "\n")
+	}
 	c.settleCwd()
 	switch o.Kind {
 	case taskctl.Failed:
@@ -225,4 +231,18 @@ func (c *Call) settleCwd() {
 		return // moved: the tail of the rewritten command takes it
 	}
 	os.Remove(c.CwdFile)
+}
+
+// lastByte passes writes on and remembers the last byte written.
+type lastByte struct {
+	w    io.Writer
+	last byte
+}
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
 }

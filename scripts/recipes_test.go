@@ -215,7 +215,8 @@ func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
 		t.Helper()
 		t0 := time.Now()
 		out, code := w.run("", env, hangdog(), "run", "--claude-code", "--session", "claude-c1", "--detach-after", "60s", "--", `read -p "Name? " n`)
-		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? ") {
+		// The notice starts on a line of its own, below the prompt.
+		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? \nhangdog: task ") {
 			t.Fatalf("a prompt: exit %d, %q", code, out)
 		}
 		return time.Since(t0), out

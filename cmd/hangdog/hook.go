@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +42,14 @@ HANGDOG_HOOK_SET ("key=value ..." for supervised calls), HANGDOG_AGENT_PROFILE
 			if err != nil {
 				return err
 			}
+			// The hangdog a rewritten call runs: $HANGDOG_BIN (a name is
+			// looked up on PATH), else this one.
 			bin := os.Getenv("HANGDOG_BIN")
+			if bin != "" && !strings.ContainsRune(bin, '/') {
+				if p, err := exec.LookPath(bin); err == nil {
+					bin = p
+				}
+			}
 			if bin == "" {
 				if bin, err = os.Executable(); err != nil {
 					bin = "hangdog"

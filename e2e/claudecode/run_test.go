@@ -135,9 +135,21 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 				t.Fatalf("claude %s: %v\n%s", strings.Join(sub, " "), err, out)
 			}
 		}
-	} else if mode != "plain" && mode != "mcp-alone" { // the recipe, installed as README says
+	} else if mode == "hook" || mode == "mcp" { // the recipe, installed as README says
 		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))
+	}
+	var extraEnv []string
+	if mode == "prefix" { // no hook: Claude Code's CLAUDE_CODE_SHELL_PREFIX runs its own shell line under hangdog run (the floor of a supervised call)
+		script := filepath.Join(root, "prefix.sh")
+		os.WriteFile(script, []byte("#!/bin/sh\nexec "+filepath.Join(binDir, "hangdog")+" run -- \"$@\"\n"), 0o700)
+		extraEnv = append(extraEnv, "CLAUDE_CODE_SHELL_PREFIX="+script)
+	}
+	if mode == "nullhook" { // the client's own cost of a PreToolUse hook: one that reads its input and says nothing
+		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+		b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+			"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null", "timeout": 10}}}}}})
+		os.WriteFile(filepath.Join(home, ".claude/settings.json"), b, 0o600)
 	}
 	if mode == "mcp" || mode == "mcp-alone" { // the MCP config README gives, hangdog found on PATH
 		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
@@ -160,6 +172,7 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
 		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1",
 		"IS_SANDBOX=1", "ENABLE_TOOL_SEARCH=false")
+	c.Env = append(c.Env, extraEnv...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	var stdout, stderr strings.Builder
