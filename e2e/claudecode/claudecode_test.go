@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -40,17 +39,6 @@ func done() turn { return turn{Text: "Done."} }
 
 var all = []string{"plain", "hook", "mcp"}
 
-// pluginReady reports whether the plugin can run the scenarios: its hooks
-// call `hangdog hook`.
-func pluginReady(t *testing.T) bool {
-	out, _ := exec.Command(filepath.Join(binDir, "hangdog"), "hook").CombinedOutput() // stdin: nothing
-	if strings.Contains(string(out), `unknown command "hook"`) {
-		t.Logf("no plugin mode: this hangdog has no `hangdog hook` for the plugin's hooks to call")
-		return false
-	}
-	return true
-}
-
 // slowest is how long `claude -p` may go on after its final turn.
 const slowest = 30 * time.Second
 
@@ -69,7 +57,7 @@ func TestClaudeCode(t *testing.T) {
 			if modes == nil {
 				modes = all
 			}
-			if slices.Contains(modes, "hook") && pluginReady(t) {
+			if slices.Contains(modes, "hook") {
 				// The plugin installs the hooks; the hook mode's checks
 				// hold for it too.
 				modes = append(slices.Clone(modes), "plugin")
