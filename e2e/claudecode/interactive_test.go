@@ -203,6 +203,9 @@ func count(a *api, re *regexp.Regexp) int {
 // and nothing already told.
 func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	needClaude(t)
+	t.Parallel()
+	runs <- struct{}{} // one of the claude sessions at once
+	defer func() { <-runs }()
 	w := newWorld(t)
 	x := w.tmux()
 	os.WriteFile(filepath.Join(w.work, "notes.txt"), []byte("v1\n"), 0o600)

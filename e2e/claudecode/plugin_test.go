@@ -49,6 +49,9 @@ func changed(before, after map[string][32]byte) []string {
 // marketplace leave no setting behind and the plugin listed nowhere.
 func TestPluginInstallsAndUninstallsCleanly(t *testing.T) {
 	needClaude(t)
+	t.Parallel()
+	runs <- struct{}{} // one of the claude sessions at once
+	defer func() { <-runs }()
 	w := newWorld(t)
 	w.claude("--version") // Claude Code's own first-run files, not the plugin's
 	before := files(t, w.root)

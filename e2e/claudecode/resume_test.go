@@ -23,6 +23,9 @@ import (
 // transcript).
 func TestWakeResumesHeadlessClaude(t *testing.T) {
 	needClaude(t)
+	t.Parallel()
+	runs <- struct{}{} // one of the claude sessions at once
+	defer func() { <-runs }()
 	w := newWorld(t)
 	os.WriteFile(filepath.Join(w.work, "notes.txt"), []byte("v1\n"), 0o600)
 	const session = "6b1f3d1e-0c4a-4d8e-9a57-3c2b1d0e9f11"
