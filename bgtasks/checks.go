@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // checksFileName, in a task's directory, holds the watchdog's last checks of
@@ -47,7 +49,7 @@ func (c *CheckRecords) Add(line string) error {
 		c.lines = c.lines[:MaxCheckRecords-1]
 	}
 	c.lines = append(c.lines, line)
-	if err := WriteFileAtomic(c.path, []byte(strings.Join(c.lines, "\n")+"\n")); err != nil {
+	if err := safefile.Write(c.path, []byte(strings.Join(c.lines, "\n")+"\n")); err != nil {
 		return fmt.Errorf("record the watchdog's check: %w", err)
 	}
 	return nil

@@ -81,12 +81,18 @@ func supervisorGone(t *Task, now time.Time) bool {
 		fi, err := os.Stat(t.MetaPath())
 		return err == nil && now.Sub(fi.ModTime()) > neverReportedAfter
 	}
-	st, err := readProcStat(t.SupervisorPID)
+	return ProcGone(t.SupervisorPID, t.SupervisorTicks)
+}
+
+// ProcGone reports whether the process pid, started at ticks (0: not
+// known), certainly no longer runs. Anything uncertain counts as running.
+func ProcGone(pid int, ticks uint64) bool {
+	st, err := readProcStat(pid)
 	if err != nil {
 		return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 	}
 	if st.state == 'Z' || st.state == 'X' {
 		return true // exited; only its parent has not collected it yet
 	}
-	return t.SupervisorTicks != 0 && st.startTicks != t.SupervisorTicks
+	return ticks != 0 && st.startTicks != ticks
 }

@@ -54,9 +54,12 @@ func TestMain(m *testing.M) {
 func needPython(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed; the hook and harness recipes are Python scripts")
+		t.Skip("python3 not installed; the harness recipe is a Python script")
 	}
 }
+
+// hangdog is the binary under test, as the recipe's settings.json runs it.
+func hangdog() string { return filepath.Join(binDir, "hangdog") }
 
 // world is one isolated hangdog home plus a project directory.
 type world struct {
@@ -109,7 +112,7 @@ func (w *world) run(stdin string, extraEnv []string, name string, args ...string
 func (w *world) hook(input map[string]any, extraEnv ...string) string {
 	w.t.Helper()
 	b, _ := json.Marshal(input)
-	out, code := w.run(string(b), extraEnv, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"))
+	out, code := w.run(string(b), extraEnv, hangdog(), "hook")
 	if code != 0 {
 		w.t.Fatalf("hook exited %d: %s", code, out)
 	}
@@ -184,7 +187,6 @@ func (w *world) pre(in map[string]any, extraEnv ...string) preToolUseOutput {
 }
 
 func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	original := `printf '%s\n' "it's \"quoted\""; echo $((6*7)); printf '\033[31mred\033[0m\n'; exit 3`
 	h := w.pre(preToolUse(original, nil)).HookSpecificOutput
@@ -208,13 +210,13 @@ func TestPreToolUseRoutesBashThroughHangdogRun(t *testing.T) {
 }
 
 func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	prompt := func(env ...string) (time.Duration, string) {
 		t.Helper()
 		t0 := time.Now()
-		out, code := w.run("", env, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", "c1", "--detach-after", "60", "--", `read -p "Name? " n`)
-		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? ") {
+		out, code := w.run("", env, hangdog(), "run", "--claude-code", "--session", "claude-c1", "--detach-after", "60s", "--", `read -p "Name? " n`)
+		// The notice starts on a line of its own, below the prompt.
+		if code != 0 || !strings.Contains(out, "waiting for input") || !strings.Contains(out, "Name? \nhangdog: task ") {
 			t.Fatalf("a prompt: exit %d, %q", code, out)
 		}
 		return time.Since(t0), out
@@ -228,7 +230,6 @@ func TestSupervisedCallsCheckOftenUnlessTheUserSaidOtherwise(t *testing.T) {
 }
 
 func TestPreToolUseCarriesTheCwdBackAndSetsTheAgentProfile(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	os.Mkdir(filepath.Join(w.project, "sub"), 0o700)
 	h := w.pre(preToolUse(`cd sub && echo "pager=$GIT_PAGER term=$TERM"`, nil)).HookSpecificOutput
@@ -247,7 +248,6 @@ func TestPreToolUseCarriesTheCwdBackAndSetsTheAgentProfile(t *testing.T) {
 // the original command against the user's rules, in the files Claude Code
 // reads and on its command line.
 func TestPreToolUseDecidesAsClaudeCodeRules(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
@@ -300,7 +300,7 @@ func TestPreToolUseDecidesAsClaudeCodeRules(t *testing.T) {
 		{`--allowedTools "Bash(make:*)" Edit`, "allow"},
 		{`--allowedTools=Bash(make:*),Edit --disallowedTools "Bash(make lint)"`, ""},
 	} {
-		script := fmt.Sprintf(`python3 %q; true`, filepath.Join(here, "claude-code/hangdog-hook.py"))
+		script := fmt.Sprintf(`%q hook; true`, hangdog())
 		out, _ := w.run(string(in), env, "bash", "-c", "exec -a claude bash -c '"+script+"' claude "+tc.flags)
 		var got preToolUseOutput
 		json.Unmarshal([]byte(out), &got)
@@ -315,7 +315,6 @@ func TestPreToolUseDecidesAsClaudeCodeRules(t *testing.T) {
 }
 
 func TestPreToolUseLeavesShellStateCommandsAlone(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	for _, in := range []map[string]any{
 		preToolUse("cd sub", nil),
@@ -335,7 +334,6 @@ func TestPreToolUseLeavesShellStateCommandsAlone(t *testing.T) {
 }
 
 func TestMCPBashCallsKeepTheSessionCwd(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	os.MkdirAll(filepath.Join(w.project, "sub", "deep"), 0o700)
 	call := func(command string) map[string]any {
@@ -358,7 +356,7 @@ func TestMCPBashCallsKeepTheSessionCwd(t *testing.T) {
 // after a second; its task id.
 func (w *world) runDetached(session, command string) string {
 	w.t.Helper()
-	out, code := w.run("", nil, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", session, "--detach-after", "1", "--", command)
+	out, code := w.run("", nil, hangdog(), "run", "--claude-code", "--session", "claude-"+session, "--detach-after", "1s", "--", command)
 	m := regexp.MustCompile(`task (t\d+) was moved to the background`).FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		w.t.Fatalf("run %q: exit %d, %q", command, code, out)
@@ -366,33 +364,33 @@ func (w *world) runDetached(session, command string) string {
 	return m[1]
 }
 
+// stop runs the Stop hook: its exit status and the additional context it
+// gives the model ("" for none). A Stop hook that blocks (exit 2, or
+// "decision": "block") makes Claude Code 2.1.328 show the person an error
+// banner; additional context reaches the model without one.
 func (w *world) stop(session string, extraEnv ...string) (string, int) {
 	w.t.Helper()
 	b, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": session, "cwd": w.project, "stop_hook_active": false})
-	return w.runErr(string(b), extraEnv, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"))
-}
-
-// runErr is run that returns stderr (where a Stop hook's exit-2 reason goes).
-func (w *world) runErr(stdin string, extraEnv []string, name string, args ...string) (string, int) {
-	w.t.Helper()
-	c := exec.Command(name, args...)
-	c.Dir, c.Env, c.Stdin = w.project, append(w.env, extraEnv...), strings.NewReader(stdin)
-	var errb bytes.Buffer
-	c.Stderr = &errb
-	err := c.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatal(err)
+	out, code := w.run(string(b), extraEnv, hangdog(), "hook")
+	if strings.TrimSpace(out) == "" {
+		return "", code
 	}
-	return errb.String(), code
+	var got struct {
+		Decision           string `json:"decision"`
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Decision != "" || got.HookSpecificOutput.HookEventName != "Stop" {
+		w.t.Fatalf("Stop printed %q (%v): want additionalContext and no decision", out, err)
+	}
+	return got.HookSpecificOutput.AdditionalContext, code
 }
 
 var eventTag = regexp.MustCompile(`#\d+ Background task t\d+`)
 
 func TestStopHookWaitsForTheSessionsOwnWorkAndTellsItOnce(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s2"})
 	// Nothing of its own running: the stop is let through at once.
@@ -407,9 +405,9 @@ func TestStopHookWaitsForTheSessionsOwnWorkAndTellsItOnce(t *testing.T) {
 	time.AfterFunc(1500*time.Millisecond, func() { os.WriteFile(marker, nil, 0o600) })
 	t0 := time.Now()
 	out, code := w.stop("s2", "HANGDOG_STOP_WAIT=60s")
-	if took := time.Since(t0); code != 2 || took < time.Second || !strings.Contains(out, "Background task "+id) ||
+	if took := time.Since(t0); code != 0 || took < time.Second || !strings.Contains(out, "Background task "+id) ||
 		!strings.Contains(out, "exit 1") || !strings.Contains(out, "late-result") || strings.Contains(out, "another-sessions-task") {
-		t.Fatalf("Stop should have waited %v for %s and told it (exit 2, reason on stderr): exit %d %q", took, id, code, out)
+		t.Fatalf("Stop should have waited %v for %s and told it (exit 0, additional context): exit %d %q", took, id, code, out)
 	}
 	if n := len(eventTag.FindAllString(out, -1)); n != 1 {
 		t.Errorf("%d events told, want 1: %s", n, out)
@@ -420,7 +418,6 @@ func TestStopHookWaitsForTheSessionsOwnWorkAndTellsItOnce(t *testing.T) {
 }
 
 func TestNewsOfTheSessionsTasksReachesTheNextCall(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s1"})
 	id := w.runDetached("s1", "sleep 1.5; echo built")
@@ -546,8 +543,8 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash", "PostToolUse": "mcp__hangdog__bash", "SessionEnd": "", "Stop": ""}
 	for event, matcher := range matchers {
 		groups := s.Hooks[event]
-		if len(groups) != 1 || len(groups[0].Hooks) != 1 || !strings.Contains(groups[0].Hooks[0].Command, "hangdog-hook.py") {
-			t.Errorf("%s does not run hangdog-hook.py: %+v", event, groups)
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 || groups[0].Hooks[0].Command != "hangdog hook" {
+			t.Errorf("%s does not run `hangdog hook`: %+v", event, groups)
 			continue
 		}
 		if groups[0].Matcher != matcher {
@@ -565,11 +562,10 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 // moved to the background belongs to that session; SessionEnd stops it and
 // leaves another session's alone.
 func TestSessionEndStopsTheSessionsTasks(t *testing.T) {
-	needPython(t)
 	w := newWorld(t)
 	start := func(session string) string {
 		t.Helper()
-		out, code := w.run("", nil, "python3", filepath.Join(here, "claude-code/hangdog-hook.py"), "run", "--session", session, "--detach-after", "1", "--", "echo up; sleep 60")
+		out, code := w.run("", nil, hangdog(), "run", "--claude-code", "--session", "claude-"+session, "--detach-after", "1s", "--", "echo up; sleep 60")
 		m := regexp.MustCompile(`task (t\d+) was moved to the background`).FindStringSubmatch(out)
 		if code != 0 || m == nil {
 			t.Fatalf("run for session %s: exit %d, %q", session, code, out)

@@ -24,6 +24,9 @@ const (
 // flagSource names the flag layer in error messages.
 const flagSource = "command-line flag"
 
+// defaultsSource names a front end's defaults (Options.Defaults).
+const defaultsSource = "the caller's defaults"
+
 // Options says where Load looks for each layer.
 type Options struct {
 	Dir   string            // where the project file search starts; "" = the working directory
@@ -40,6 +43,12 @@ type Options struct {
 	// own. For the paths that run commands, so that one bad key — say in a
 	// cloned repository's .hangdog.yaml — cannot stop every command.
 	KeepGoing bool
+	// Defaults replace built-in defaults (key → value as text): a front
+	// end's own choice for its callers (the Claude Code hook's quicker
+	// watchdog cadence), below every file, the environment and the flags,
+	// so a key the user set anywhere keeps the user's value. Refused like
+	// flags when bad.
+	Defaults map[string]string
 }
 
 // Settings is a loaded, validated configuration.
@@ -97,6 +106,9 @@ func Load(opts Options) (*Settings, error) {
 	for _, spec := range keySpecs {
 		s.v.SetDefault(spec.Key, spec.Default)
 		s.origins[spec.Key] = origin{source: SourceDefault}
+	}
+	if err := s.mergeDefaults(opts.Defaults); err != nil {
+		return nil, err
 	}
 
 	userFile := opts.UserFile
@@ -277,6 +289,28 @@ var envNames = sync.OnceValue(func() (n struct {
 	}
 	return n
 })
+
+// mergeDefaults puts a front end's defaults in place of the built-in ones.
+func (s *Settings) mergeDefaults(defaults map[string]string) error {
+	keys := make([]string, 0, len(defaults))
+	for k := range defaults {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		spec, err := specFor(defaultsSource, k)
+		if err != nil {
+			return err
+		}
+		val, err := validateSpec(defaultsSource, spec, defaults[k])
+		if err != nil {
+			return err
+		}
+		s.v.SetDefault(spec.Key, val)
+		s.origins[spec.Key] = origin{source: SourceDefault, detail: defaultsSource}
+	}
+	return nil
+}
 
 func (s *Settings) mergeFlags(flags map[string]string) error {
 	keys := make([]string, 0, len(flags))

@@ -517,3 +517,25 @@ func TestLoadRefusesAnUnreadableFile(t *testing.T) {
 		t.Errorf("error = %v, want it to name the file", err)
 	}
 }
+
+// A front end's defaults (the Claude Code hook's cadence) replace the
+// built-in ones only: a key the user set anywhere keeps the user's value.
+func TestLoadDefaultsSitBelowEveryLayer(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "config.yaml")
+	writeFile(t, user, "watchdog:\n  intervalMin: 3\n")
+	s, err := Load(Options{Dir: dir, UserFile: user, Env: mapEnv(map[string]string{}),
+		Defaults: map[string]string{"watchdog.firstCheckMin": "0.1", "watchdog.intervalMin": "0.05"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Watchdog(); w.FirstCheckMin != 0.1 || w.IntervalMin != 3 {
+		t.Errorf("firstCheckMin %v (want the caller's 0.1), intervalMin %v (want the user's 3)", w.FirstCheckMin, w.IntervalMin)
+	}
+	if e := mustGet(t, s, "watchdog.firstCheckMin"); e.Source != SourceDefault {
+		t.Errorf("a caller's default reads as source %q", e.Source)
+	}
+	if _, err := Load(Options{Dir: dir, UserFile: user, Env: mapEnv(map[string]string{}), Defaults: map[string]string{"watchdog.firstCheckMin": "soon"}}); err == nil {
+		t.Error("a bad default was taken")
+	}
+}

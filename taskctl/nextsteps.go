@@ -1,6 +1,9 @@
 package taskctl
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // What to do with a run that was moved to the background, said once for
 // every front end: the advice depends on what it waits for (typing "y" helps
@@ -76,4 +79,23 @@ func NextSteps(wait, id string, c Calls) string {
 			"wait for it with %s; stop it with %s.", c.Logs(id), c.Send(id, "ANSWER\n"), c.Wait(id), c.Kill(id))
 	}
 	return s
+}
+
+// CLICalls are the commands a person, a script or a model using a shell
+// types on a task.
+type CLICalls struct{}
+
+func (CLICalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
+
+// LogsFrom: bg logs prints a log whole; the note has said which bytes.
+func (CLICalls) LogsFrom(id string, _ int64) string {
+	return fmt.Sprintf("`hangdog bg logs %s`", id)
+}
+func (CLICalls) Wait(id string) string { return fmt.Sprintf("`hangdog bg wait %s`", id) }
+func (CLICalls) Kill(id string) string { return fmt.Sprintf("`hangdog bg kill %s`", id) }
+
+// Send writes text with bg send's escapes, in single quotes for the shell.
+func (CLICalls) Send(id, text string) string {
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "'", `'\''`)
+	return fmt.Sprintf("`hangdog bg send %s '%s'`", id, r.Replace(text))
 }

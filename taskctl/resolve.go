@@ -26,6 +26,9 @@ type Request struct {
 	Mode bgtasks.Mode // "" is Foreground
 	// Sets overrides settings for this run only (`--set KEY=VALUE`).
 	Sets map[string]string
+	// Defaults replace built-in defaults for this run, below the user's
+	// files, environment and Sets (settings.Options.Defaults).
+	Defaults map[string]string
 	// UserFile is the user settings file; "" is settings.UserFile().
 	UserFile string
 	// Interactive says a person is at the caller's terminal; Rows and Cols
@@ -92,7 +95,7 @@ func Resolve(req Request) (Spec, error) {
 	// never a reason not to run: otherwise one bad key in a cloned
 	// repository's .hangdog.yaml would stop every command, an agent's bash
 	// tool included. A bad Sets entry is still refused.
-	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags, UserFile: req.UserFile, KeepGoing: true})
+	st, err := settings.Load(settings.Options{Dir: abs, Flags: flags, Defaults: req.Defaults, UserFile: req.UserFile, KeepGoing: true})
 	if err != nil {
 		return spec, err
 	}

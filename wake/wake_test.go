@@ -50,7 +50,9 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{t: t, reg: reg, out: filepath.Join(dir, "out"), slow: filepath.Join(dir, "slow")}
-	w.run = fmt.Sprintf(`cat >> %s; if [ -e %s ]; then exec sleep 30; fi`, w.out, w.slow) // exec: the sleep dies with the worker (Pdeathsig)
+	// While slow exists the run waits after appending: the test removes
+	// it to let the run finish, or kills the run to cut it short.
+	w.run = fmt.Sprintf(`cat >> %s; while [ -e %s ]; do sleep 0.02; done`, w.out, w.slow)
 	w.seen = fmt.Sprintf(`for id in $%s; do grep -q "\"seq\":$id," %s || exit 1; done`, IDsEnv, w.out)
 	return w
 }
@@ -103,6 +105,19 @@ func kill9(t *testing.T, cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
+// killRun kills the run the record names, with its process group: a run
+// cut short, as by a reboot or an OOM kill.
+func (w *world) killRun() {
+	w.t.Helper()
+	wk := &Worker{Reg: w.reg, Consumer: "agent"}
+	rec, err := wk.readRecord()
+	if err != nil || rec == nil || rec.PID == 0 {
+		w.t.Fatalf("no run in the record: %+v %v", rec, err)
+	}
+	_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
+	w.waitFor("the run to die", func() bool { return syscall.Kill(rec.PID, 0) != nil })
+}
+
 func TestWakeHandsEventsOverOnceAcrossKill9MidRun(t *testing.T) {
 	w := newWorld(t)
 	worker := w.start(true)
@@ -121,6 +136,7 @@ func TestWakeHandsEventsOverOnceAcrossKill9MidRun(t *testing.T) {
 	w.waitFor("event three appended", func() bool { return w.count(c) == 1 })
 	time.Sleep(100 * time.Millisecond)
 	kill9(t, worker)
+	w.killRun()
 	os.Remove(w.slow)
 
 	worker = w.start(true)
@@ -164,9 +180,56 @@ func TestWakeWithoutSeenIsAtLeastOnce(t *testing.T) {
 	seq := w.event("x")
 	w.waitFor("the event appended", func() bool { return w.count(seq) == 1 })
 	kill9(t, worker)
+	w.killRun()
 	os.Remove(w.slow)
 	worker = w.start(false)
 	w.waitFor("the event handed over again", func() bool { return w.count(seq) == 2 })
+	kill9(t, worker)
+}
+
+// A worker killed -9 during a run does not take the run with it: the run
+// (an agent's turn) finishes, and the next worker counts its batch as
+// handed over by the run's own exit status, without --seen and without a
+// second run.
+func TestWakeRunOutlivesKilledWorkerAndCountsOnce(t *testing.T) {
+	w := newWorld(t)
+	worker := w.start(false)
+	writeFile(t, w.slow)
+	seq := w.event("x")
+	w.waitFor("the event appended", func() bool { return w.count(seq) == 1 })
+	kill9(t, worker)
+	worker = w.start(false)
+	time.Sleep(200 * time.Millisecond) // the new worker finds the run still going
+	os.Remove(w.slow)
+	next := w.event("next")
+	w.waitFor("the next event", func() bool { return w.count(next) == 1 })
+	if n := w.count(seq); n != 1 {
+		t.Errorf("the batch of the run that outlived its worker was handed over %d times, want once", n)
+	}
+	kill9(t, worker)
+}
+
+// The end of a wake worker's own task (a kill -9, a bg kill) is the
+// waker's own noise: no worker hands it to an agent.
+func TestWakeDoesNotHandOverWakeWorkersOwnEnds(t *testing.T) {
+	w := newWorld(t)
+	worker := w.start(false)
+	old, err := w.reg.Create(bgtasks.Meta{Command: "hangdog wake", Argv: WorkerArgv("/usr/bin/hangdog", "agent", "cat", "", false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 137
+	end := old.Event(bgtasks.EventExited)
+	end.ExitCode, end.Signal = &code, "SIGKILL"
+	ev, err := w.reg.AppendEvent(end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := w.event("real news")
+	w.waitFor("the real event", func() bool { return w.count(next) == 1 })
+	if n := w.count(ev.Seq); n != 0 {
+		t.Errorf("a wake worker's own end was handed to the agent (%d times)", n)
+	}
 	kill9(t, worker)
 }
 

@@ -77,7 +77,7 @@ per line, with the output tail it carries.`,
 			if consumer != "" {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				return deliverEvents(ctx, reg, consumer, wait, scope, func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) })
+				return deliverEvents(ctx, reg, consumer, wait, scope.SeesEvent, func(e bgtasks.Event) error { return writeEvent(out, e, asJSON) })
 			}
 			emitTo := func(w io.Writer) func(bgtasks.Event) error {
 				return func(e bgtasks.Event) error {
@@ -117,10 +117,10 @@ per line, with the output tail it carries.`,
 	return cmd
 }
 
-// deliverEvents writes a consumer's undelivered events in scope, waiting up
-// to wait for the first, and moves its cursor only after they are written
-// (past the events out of scope too, which it never writes).
-func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, scope bgtasks.Scope, emit func(bgtasks.Event) error) error {
+// deliverEvents writes a consumer's undelivered events that keep holds for,
+// waiting up to wait for the first, and moves its cursor only after they are
+// written (past the others too, which it never writes).
+func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, wait time.Duration, keep func(bgtasks.Event) bool, emit func(bgtasks.Event) error) error {
 	deadline := time.Now().Add(wait)
 	for {
 		// Under the consumer's lock from reading to moving the cursor, so
@@ -131,7 +131,10 @@ func deliverEvents(ctx context.Context, reg *bgtasks.Registry, consumer string, 
 			if err != nil || len(evs) == 0 {
 				return err
 			}
-			for _, e := range scope.Events(evs) {
+			for _, e := range evs {
+				if !keep(e) {
+					continue
+				}
 				delivered = true
 				if err := emit(e); err != nil {
 					return err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -41,6 +40,10 @@ type runFlags struct {
 	json        bool
 	outputBytes int
 	detachAfter time.Duration
+	// claudeCode presents the run for Claude Code's Bash tool, as the
+	// hook's rewritten command asks (run_claude.go); cwdFile goes with it.
+	claudeCode bool
+	cwdFile    string
 }
 
 func newRunCmd() *cobra.Command {
@@ -75,6 +78,9 @@ belongs to its caller.`,
 			if err != nil {
 				return err
 			}
+			if f.claudeCode {
+				return runClaudeCode(pending, args, f)
+			}
 			spec, err := buildSpec(args, f.taskFlags, bgtasks.Foreground)
 			if err != nil {
 				pending.Cancel()
@@ -90,6 +96,10 @@ belongs to its caller.`,
 	cmd.Flags().IntVar(&f.outputBytes, "tail-bytes", defaultJSONOutput, "the same as --output-bytes")
 	_ = cmd.Flags().MarkHidden("tail-bytes")
 	cmd.Flags().DurationVar(&f.detachAfter, "detach-after", 0, "move the command to the background if it is still running after this long (it is never killed for time); set it below your harness's own tool timeout")
+	cmd.Flags().BoolVar(&f.claudeCode, "claude-code", false, "present the run for Claude Code's Bash tool (the hook's rewritten command; needs --session claude-ID)")
+	cmd.Flags().StringVar(&f.cwdFile, "cwd-file", "", "with --claude-code: where the command's shell writes the directory it ended in")
+	cmd.Flags().MarkHidden("claude-code")
+	cmd.Flags().MarkHidden("cwd-file")
 	return cmd
 }
 
@@ -105,6 +115,12 @@ func prestart() (*taskctl.Pending, error) {
 // buildSpec resolves a command line's task, as every front end does; only
 // the terminal is the CLI's own.
 func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, error) {
+	return buildSpecWith(args, f, mode, nil)
+}
+
+// buildSpecWith is buildSpec with the request adjusted by adjust (nil:
+// as it is) before it is resolved.
+func buildSpecWith(args []string, f taskFlags, mode bgtasks.Mode, adjust func(*taskctl.Request)) (taskctl.Spec, error) {
 	sets, err := taskctl.ParseSets(f.sets)
 	if err != nil {
 		return taskctl.Spec{}, err
@@ -116,6 +132,9 @@ func buildSpec(args []string, f taskFlags, mode bgtasks.Mode) (taskctl.Spec, err
 	req := taskctl.Request{Argv: args, Cwd: f.cwd, Mode: mode, Sets: sets, Owner: owner}
 	req.Interactive = mode == bgtasks.Foreground && term.IsTerminal(int(os.Stdin.Fd()))
 	req.Rows, req.Cols = terminalSize()
+	if adjust != nil {
+		adjust(&req)
+	}
 	return taskctl.Resolve(req)
 }
 
@@ -367,17 +386,4 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 
 // cliCalls are the commands a person (or a script) types on a task, for
 // taskctl.NextSteps.
-type cliCalls struct{}
-
-func (cliCalls) Logs(id string) string { return fmt.Sprintf("`hangdog bg logs %s -f`", id) }
-
-// LogsFrom: bg logs prints a log whole; the note has said which bytes.
-func (cliCalls) LogsFrom(id string, _ int64) string { return fmt.Sprintf("`hangdog bg logs %s`", id) }
-func (cliCalls) Wait(id string) string              { return fmt.Sprintf("`hangdog bg wait %s`", id) }
-func (cliCalls) Kill(id string) string              { return fmt.Sprintf("`hangdog bg kill %s`", id) }
-
-// Send writes text with bg send's escapes, in single quotes for the shell.
-func (cliCalls) Send(id, text string) string {
-	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "'", `'\''`)
-	return fmt.Sprintf("`hangdog bg send %s '%s'`", id, r.Replace(text))
-}
+type cliCalls = taskctl.CLICalls

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/cchook"
 	"github.com/hangdog/hangdog/taskctl"
 	"github.com/hangdog/hangdog/wake"
 )
@@ -27,18 +28,30 @@ func newWakeCmd() *cobra.Command {
 		Short: "Hand new events to a command that wakes an idle agent, one batch at a time",
 		Long: `Start a worker, itself a background task (` + "`hangdog bg ls`" + ` lists it, ` + "`bg kill`" + ` stops
 it), that waits for events the consumer NAME has not been given and hands each
-batch to CMD (run by bash): the events on stdin, one JSON object per line, and
-their ids in $HANGDOG_EVENT_IDS. One run at a time; the consumer's cursor moves
-only when CMD exits 0 (a failing CMD gets the batch again later).
+batch to CMD (run by bash): the events on stdin, one JSON object per line;
+their ids in $HANGDOG_EVENT_IDS; the batch's mark, a word such as
+hangdog-wake-NAME-7-9, in $HANGDOG_WAKE_MARK; and the batch as a prompt for a
+model (the mark, who sends it, one line per event) in $HANGDOG_WAKE_PROMPT.
+One run at a time; the consumer's cursor moves only when CMD exits 0 (a
+failing CMD gets the batch again later). The end of a wake worker's own task
+is never handed over.
 
-After a kill -9 at any point no batch is handed over twice when the record
-(<home>/wake/NAME.json) shows it was handled; a run cut short is asked about
-with --seen CMD (same stdin and $HANGDOG_EVENT_IDS; exit 0 means the agent
-already has them) and otherwise handed over again: at-least-once.
+A run outlives a worker killed -9 (the agent's turn is not cut short), and
+the next worker counts its batch by its exit status: handed over once. When
+the record (<home>/wake/NAME.json) shows a batch handled it is not handed
+over again. A run itself cut short is asked about with --seen CMD (same
+stdin and environment; exit 0 means the agent already has the batch: grep
+its transcript for $HANGDOG_WAKE_MARK) and otherwise handed over again:
+at-least-once.
 
 --mine hands over only the events of $HANGDOG_SESSION (the cursor still
 moves past the others).`,
-		Example: `  hangdog wake --consumer my-agent --run 'claude -p --resume "$SESSION" "$(cat)"'
+		Example: `  # a headless Claude Code session, resumed with the news as its prompt
+  hangdog wake --consumer my-agent --run 'claude -p --resume "$SESSION" "$HANGDOG_WAKE_PROMPT"' \
+    --seen 'grep -qsF "$HANGDOG_WAKE_MARK" ~/.claude/projects/*/"$SESSION".jsonl'
+  # a Codex session
+  hangdog wake --consumer my-agent --run 'codex exec resume "$SESSION" "$HANGDOG_WAKE_PROMPT" </dev/null' \
+    --seen 'grep -rqsF "$HANGDOG_WAKE_MARK" ~/.codex/sessions'
   hangdog wake --consumer notes --run 'cat >> ~/events.log' --seen 'for id in $HANGDOG_EVENT_IDS; do grep -q "\"seq\":$id," ~/events.log || exit 1; done'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,7 +68,8 @@ moves past the others).`,
 			if !here {
 				return startWakeTask(reg, cmd, consumer, run, seen, mine)
 			}
-			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout, Scope: bgtasks.Scope{All: true}}
+			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout, Scope: bgtasks.Scope{All: true},
+				Describe: cchook.Line}
 			if mine {
 				owner, project := watchCaller()
 				w.Scope = bgtasks.Scope{Owner: owner, Project: project}
@@ -71,7 +85,7 @@ moves past the others).`,
 	f.StringVar(&seen, "seen", "", "bash command that exits 0 when the agent already handled the batch (after a crash)")
 	f.BoolVar(&mine, "mine", false, "only the events of $HANGDOG_SESSION")
 	f.BoolVar(&here, "here", false, "run the worker in this process instead of as a background task")
-	_ = f.MarkHidden("here")
+	_ = f.MarkHidden("here") // wake.WorkerArgv's flag
 	return cmd
 }
 
@@ -80,13 +94,7 @@ func startWakeTask(reg *bgtasks.Registry, cmd *cobra.Command, consumer, run, see
 	if err != nil {
 		return fmt.Errorf("find hangdog's own path: %w", err)
 	}
-	argv := []string{self, "wake", "--here", "--consumer", consumer, "--run", run}
-	if seen != "" {
-		argv = append(argv, "--seen", seen)
-	}
-	if mine {
-		argv = append(argv, "--mine")
-	}
+	argv := wake.WorkerArgv(self, consumer, run, seen, mine)
 	// Listed as the command a person would type: no path, no --here.
 	display := taskctl.ShellJoin(slices.DeleteFunc(append([]string{"hangdog"}, argv[1:]...), func(a string) bool { return a == "--here" }))
 	taskID, err := startBackgroundTask(reg, argv, display, false)

@@ -40,7 +40,8 @@ func init() {
 // watchCaller is who is asking: the session (owner) and the project.
 func watchCaller() (owner, project string) {
 	cwd, _ := os.Getwd()
-	return os.Getenv(sessionEnv), bgtasks.ProjectOf(cwd)
+	owner, _ = envSession()
+	return owner, bgtasks.ProjectOf(cwd)
 }
 
 // cliCaller is who runs this watch command: its session and project, and

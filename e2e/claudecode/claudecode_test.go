@@ -3,11 +3,13 @@
 package claudecode
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +57,11 @@ func TestClaudeCode(t *testing.T) {
 			if modes == nil {
 				modes = all
 			}
+			if slices.Contains(modes, "hook") {
+				// The plugin installs the hooks; the hook mode's checks
+				// hold for it too.
+				modes = append(slices.Clone(modes), "plugin")
+			}
 			got := map[string]*run{}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
@@ -94,7 +101,15 @@ func TestClaudeCode(t *testing.T) {
 				}
 			}
 			if !t.Failed() {
+				plugin, viaPlugin := got["plugin"]
+				delete(got, "plugin")
 				sc.check(t, got)
+				if viaPlugin {
+					t.Run("plugin", func(t *testing.T) {
+						got["hook"] = plugin
+						sc.check(t, got)
+					})
+				}
 			}
 		})
 	}
@@ -136,6 +151,42 @@ func contains(t *testing.T, r *run, x result, want ...string) {
 		if !strings.Contains(x.Text, w) {
 			t.Errorf("%s: call %d: the model saw %q, which lacks %q", r.mode, x.Turn, x.Text, w)
 		}
+	}
+}
+
+// manyCommits makes a repository of 300 commits, "commit-1" to "commit-300":
+// a git log of about 70 KB, past what Claude Code shows whole.
+const manyCommits = "git init -q . && for i in $(seq 1 300); do echo $i > f; git add f; git commit -qm \"commit-$i\"; done"
+
+var (
+	savedTo    = regexp.MustCompile(`Full output saved to: (\S+)`)
+	commitLine = regexp.MustCompile(`(?m)^ +commit-(\d+)$`)
+)
+
+// checkBigLog checks what the model can read of the 300-commit log: the
+// preview in the result starts at the newest commit, and the file Claude
+// Code saved (which the model can read) holds all 300, newest first.
+func checkBigLog(t *testing.T, r *run, x result) {
+	t.Helper()
+	m := savedTo.FindStringSubmatch(x.Text)
+	if m == nil {
+		t.Errorf("%s: Claude Code saved no file of the large output: %q", r.mode, line(x.Text))
+		return
+	}
+	if first := commitLine.FindStringSubmatch(x.Text); first == nil || first[1] != "300" {
+		t.Errorf("%s: the preview does not start at the newest commit: %q", r.mode, line(x.Text))
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Errorf("%s: the saved output: %v", r.mode, err)
+		return
+	}
+	got := commitLine.FindAllStringSubmatch(string(b), -1)
+	if len(got) != 300 || got[0][1] != "300" || got[299][1] != "1" {
+		t.Errorf("%s: the saved output holds %d commits (want 300, commit-300 first, commit-1 last)", r.mode, len(got))
+	}
+	if escape.Match(b) || bytes.Contains(b, []byte("\r")) {
+		t.Errorf("%s: escape codes or carriage returns in the saved output", r.mode)
 	}
 }
 
@@ -181,6 +232,16 @@ func scenarios() []scenario {
 				t.Errorf("hook: git log was not supervised")
 			}
 		}},
+		{name: "big-log", modes: []string{"plain", "hook"}, setup: manyCommits,
+			turns: []turn{bash("git log", 30000), done()}, check: func(t *testing.T, runs map[string]*run) {
+				// Claude Code keeps a preview and a file of a large
+				// output itself: hangdog must hand it the output whole,
+				// head first, as plain Claude Code's own Bash does.
+				for _, r := range runs {
+					x := first(t, r, 0)
+					checkBigLog(t, r, x)
+				}
+			}},
 		{name: "server", slow: true, endless: map[string]bool{"plain": true},
 			turns: []turn{{Tool: "Bash", Input: map[string]any{"command": "python3 -m http.server 0 --bind 127.0.0.1", "timeout": 30000},
 				ByMode: map[string]map[string]any{
@@ -238,6 +299,18 @@ func scenarios() []scenario {
 				for _, mode := range []string{"hook", "mcp"} {
 					if s := strings.Join(runs[mode].texts, "\n"); strings.Count(s, "finished: exit 0") != 1 || !strings.Contains(s, "    built-it") {
 						t.Errorf("%s: the news should reach the model once, with the output: %q", mode, s)
+					}
+				}
+				// Told as additional context: the model gets a turn with
+				// it, and the person sees no "stop hook reported a
+				// problem" banner (what a blocking Stop hook shows).
+				for _, mode := range []string{"hook", "mcp"} {
+					r := runs[mode]
+					if s := strings.Join(r.texts, "\n"); !strings.Contains(s, "Stop hook additional context") {
+						t.Errorf("%s: the news did not come as the Stop hook's additional context: %q", mode, s)
+					}
+					if strings.Contains(r.stream, "stop-hook-error") || strings.Contains(r.stream, "stop hook reported a problem") {
+						t.Errorf("%s: Claude Code showed the person the Stop hook's error banner", mode)
 					}
 				}
 			}},

@@ -50,14 +50,13 @@ func needClaude(t *testing.T) {
 	if claude == "" {
 		t.Skip(skipWhy)
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed; the hook recipe is a Python script")
-	}
 }
 
 // run is one `claude -p` session of a scenario in one mode.
 type run struct {
 	mode, work, hdHome string
+	home               string // the session's HOME (Claude Code saves large outputs under it)
+	stream             string // claude's stream-json output: what the person's client shows
 	results            []result
 	texts              []string // other text Claude Code sent (hook context, notifications, Stop reasons)
 	wall               time.Duration
@@ -127,13 +126,32 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 	}
 	a := newAPI(mode, sc.turns, debug)
 	defer a.srv.Close()
-	args := []string{"-p", "Follow the script.", "--output-format", "stream-json", "--verbose"}
-	if mode != "plain" { // the recipe, installed as README says
-		os.MkdirAll(filepath.Join(home, ".claude", "hooks"), 0o700)
-		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/hangdog-hook.py"), filepath.Join(home, ".claude/hooks/hangdog-hook.py"))
+	args := []string{"-p", "Follow the script.", "--output-format", "stream-json", "--verbose", "--include-hook-events"}
+	if mode == "plugin" { // the checkout's plugin, installed with the real CLI
+		for _, sub := range [][]string{{"plugin", "marketplace", "add", repoRoot}, {"plugin", "install", pluginName}} {
+			c := exec.Command(claude, sub...)
+			c.Dir, c.Env = work, append(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1")
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("claude %s: %v\n%s", strings.Join(sub, " "), err, out)
+			}
+		}
+	} else if mode == "hook" || mode == "mcp" { // the recipe, installed as README says
+		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 		copyFile(t, filepath.Join(repoRoot, "scripts/claude-code/settings.json"), filepath.Join(home, ".claude/settings.json"))
 	}
-	if mode == "mcp" { // the MCP config README gives, hangdog found on PATH
+	var extraEnv []string
+	if mode == "prefix" { // no hook: Claude Code's CLAUDE_CODE_SHELL_PREFIX runs its own shell line under hangdog run (the floor of a supervised call)
+		script := filepath.Join(root, "prefix.sh")
+		os.WriteFile(script, []byte("#!/bin/sh\nexec "+filepath.Join(binDir, "hangdog")+" run -- \"$@\"\n"), 0o700)
+		extraEnv = append(extraEnv, "CLAUDE_CODE_SHELL_PREFIX="+script)
+	}
+	if mode == "nullhook" { // the client's own cost of a PreToolUse hook: one that reads its input and says nothing
+		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+		b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+			"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null", "timeout": 10}}}}}})
+		os.WriteFile(filepath.Join(home, ".claude/settings.json"), b, 0o600)
+	}
+	if mode == "mcp" || mode == "mcp-alone" { // the MCP config README gives, hangdog found on PATH
 		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
 			"--strict-mcp-config", "--disallowedTools", "Bash")
 	}
@@ -154,14 +172,15 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
 		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1",
 		"IS_SANDBOX=1", "ENABLE_TOOL_SEARCH=false")
+	c.Env = append(c.Env, extraEnv...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
-	var stderr strings.Builder
-	c.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
 	t0 := time.Now()
 	err = c.Run()
 	end := time.Now()
-	r := &run{mode: mode, work: work, hdHome: hd, wall: end.Sub(t0), stderr: stderr.String()}
+	r := &run{mode: mode, work: work, hdHome: hd, home: home, wall: end.Sub(t0), stderr: stderr.String(), stream: stdout.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.rc = ee.ExitCode()
 	} else if err != nil {

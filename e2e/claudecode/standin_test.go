@@ -21,6 +21,9 @@ type turn struct {
 	// ByMode replaces Input in the named mode (plain, hook, mcp).
 	ByMode map[string]map[string]any
 	Text   string
+	// Delay holds the reply back, as a slow model would: a turn in
+	// progress, for a test to interrupt.
+	Delay time.Duration
 }
 
 // result is what came back for one tool call: the tool_result text a model
@@ -49,8 +52,9 @@ type api struct {
 	sentTurn map[string]int
 	seen     map[string]bool
 	results  []result
-	texts    []string  // text blocks of user/system messages after the first request
-	finalAt  time.Time // when the last end_turn reply was sent
+	texts    []string    // text blocks of user/system messages after the first request
+	textAt   []time.Time // when the request carrying each of texts came
+	finalAt  time.Time   // when the last end_turn reply was sent
 	requests int
 	debug    string // a file to append every request body to ($HANGDOG_E2E_DEBUG)
 }
@@ -138,6 +142,13 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		reply = turn{Text: "(script exhausted)"}
 	}
+	if reply.Delay > 0 {
+		select {
+		case <-time.After(reply.Delay):
+		case <-r.Context().Done():
+			return // the client went away mid-turn
+		}
+	}
 	if reply.Tool == "" {
 		a.mu.Lock()
 		a.finalAt = time.Now()
@@ -148,8 +159,10 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	name, input := reply.Tool, reply.Input
 	if in, ok := reply.ByMode[a.mode]; ok {
 		input = in
+	} else if in, ok := reply.ByMode["hook"]; ok && a.mode == "plugin" {
+		input = in // the plugin is the hook recipe, installed
 	}
-	if a.mode == "mcp" && name == "Bash" {
+	if (a.mode == "mcp" || a.mode == "mcp-alone") && name == "Bash" {
 		name = "mcp__hangdog__bash"
 		m := map[string]any{"command": input["command"]}
 		if ms, ok := input["timeout"].(int); ok {
@@ -192,6 +205,7 @@ func (a *api) record(msgs []message, last int, now time.Time) {
 				if !a.seen[key] {
 					a.seen[key] = true
 					a.texts = append(a.texts, b.Text)
+					a.textAt = append(a.textAt, now)
 				}
 			}
 		}
@@ -237,6 +251,13 @@ func (a *api) stream(w http.ResponseWriter, model string, content []map[string]a
 	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 20}})
 	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// timedTexts is every text recorded with the time its request came.
+func (a *api) timedTexts() (texts []string, at []time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.texts...), append([]time.Time(nil), a.textAt...)
 }
 
 func (a *api) snapshot() (results []result, texts []string, finalAt time.Time) {

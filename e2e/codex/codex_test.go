@@ -53,10 +53,21 @@ type standin struct {
 	srv      *httptest.Server
 	commands []string
 
+	// delay holds a reply back, as a slow model would (nil: none): a turn
+	// in progress, for a test to interrupt.
+	delay func(body string) time.Duration
+
 	mu      sync.Mutex
 	sent    map[string]time.Time
 	outputs []output
 	finalAt time.Time
+	bodies  []request // every Responses request, in order
+}
+
+// request is a request's body and when it came.
+type request struct {
+	Body string
+	At   time.Time
 }
 
 type output struct {
@@ -88,6 +99,7 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	calls := 0
 	s.mu.Lock()
+	s.bodies = append(s.bodies, request{Body: string(body), At: now})
 	for _, it := range req.Input {
 		switch it.Type {
 		case "function_call":
@@ -113,6 +125,13 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.finalAt = time.Now()
 		s.mu.Unlock()
+	}
+	if s.delay != nil {
+		select {
+		case <-time.After(s.delay(string(body))):
+		case <-r.Context().Done():
+			return // the client went away mid-turn
+		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	rid := fmt.Sprintf("resp_%d", now.UnixNano())
@@ -150,20 +169,24 @@ func loadScale() float64 {
 	return max(1, load/float64(runtime.NumCPU()))
 }
 
-// session runs `codex exec` with hangdog as its MCP server, configured as
+// home is a throw-away HOME, CODEX_HOME, hangdog home and work dir for
+// `codex exec` with hangdog as its MCP server, configured as
 // scripts/mcp-config/codex-config.toml says, and the stand-in as its model.
-func session(t *testing.T, commands []string) (outputs []output, afterFinal time.Duration) {
+type home struct {
+	work, codexHome, hd, marker string
+	env                         []string
+}
+
+func newHome(t *testing.T, api *standin) *home {
 	root, err := os.MkdirTemp("", "cx") // short: hangdog's sockets live under it
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	home, work, codexHome, hd := filepath.Join(root, "home"), filepath.Join(root, "work"), filepath.Join(root, "home", ".codex"), filepath.Join(root, "h")
-	for _, d := range []string{work, codexHome} {
+	h := &home{work: filepath.Join(root, "work"), codexHome: filepath.Join(root, "home", ".codex"), hd: filepath.Join(root, "h")}
+	for _, d := range []string{h.work, h.codexHome} {
 		os.MkdirAll(d, 0o700)
 	}
-	api := newStandin(commands)
-	defer api.srv.Close()
 	recipe, err := os.ReadFile(filepath.Join(repoRoot, "scripts/mcp-config/codex-config.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -171,25 +194,41 @@ func session(t *testing.T, commands []string) (outputs []output, afterFinal time
 	cfg := fmt.Sprintf("model = \"gpt-5\"\nmodel_provider = \"standin\"\n\n%s\n"+
 		"[mcp_servers.hangdog.env]\nHANGDOG_HOME = %q\n\n"+
 		"[model_providers.standin]\nname = \"standin\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STANDIN_API_KEY\"\n",
-		recipe, hd, api.srv.URL+"/v1")
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		recipe, h.hd, api.srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(h.codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	marker := fmt.Sprintf("HANGDOG_E2E_RUN=codex-%d-%d", os.Getpid(), time.Now().UnixNano())
-	env := []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "HANGDOG_HOME=" + hd, "PATH=" + binDir + ":" + os.Getenv("PATH"),
-		"STANDIN_API_KEY=standin", "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", marker}
+	h.marker = fmt.Sprintf("HANGDOG_E2E_RUN=codex-%d-%d", os.Getpid(), time.Now().UnixNano())
+	h.env = []string{"HOME=" + filepath.Join(root, "home"), "CODEX_HOME=" + h.codexHome, "HANGDOG_HOME=" + h.hd,
+		"PATH=" + binDir + ":" + os.Getenv("PATH") + ":" + filepath.Dir(codex),
+		"STANDIN_API_KEY=standin", "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", h.marker}
+	t.Cleanup(func() { kill(h.env, h.marker) })
+	return h
+}
+
+// exec runs `codex exec ARGS` to completion in the work dir.
+func (h *home) exec(t *testing.T, args ...string) (out []byte, end time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox", "Follow the script.")
-	c.Dir, c.Env = work, env
+	c := exec.CommandContext(ctx, codex, append([]string{"exec"}, args...)...)
+	c.Dir, c.Env = h.work, h.env
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	out, err := c.CombinedOutput()
-	end := time.Now()
+	end = time.Now()
 	if err != nil {
 		t.Errorf("codex exec: %v\n%s", err, out)
 	}
-	kill(env, marker)
+	return out, end
+}
+
+// session runs `codex exec` on the script.
+func session(t *testing.T, commands []string) (outputs []output, afterFinal time.Duration) {
+	api := newStandin(commands)
+	defer api.srv.Close()
+	h := newHome(t, api)
+	_, end := h.exec(t, "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox", "Follow the script.")
+	kill(h.env, h.marker)
 	api.mu.Lock()
 	defer api.mu.Unlock()
 	if !api.finalAt.IsZero() {

@@ -28,7 +28,7 @@ var layers = [][]string{
 	{"supervisor", "taskctl", "watch", "wake"},
 	{"receiver", "approval"},
 	{"watchctl"},
-	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver"},
+	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
 }
 

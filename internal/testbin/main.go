@@ -13,6 +13,12 @@ import (
 // fails the package. With build false nothing is built (a package whose
 // tests all skip without a tool it needs).
 func Main(m *testing.M, prefix string, build bool, built func(bin string)) {
+	// The tests start from no session: run by an agent (a Claude Code
+	// session sets CLAUDE_CODE_SESSION_ID for its commands), the hangdog
+	// they start would otherwise take that session for theirs.
+	for _, v := range []string{"HANGDOG_SESSION", "CLAUDE_CODE_SESSION_ID"} {
+		os.Unsetenv(v)
+	}
 	if !build {
 		os.Exit(m.Run())
 	}

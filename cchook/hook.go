@@ -1,0 +1,254 @@
+package cchook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/taskctl"
+)
+
+// Input is what Claude Code writes on a hook's stdin (the fields hangdog
+// reads).
+type Input struct {
+	HookEventName  string         `json:"hook_event_name"`
+	SessionID      string         `json:"session_id"`
+	Cwd            string         `json:"cwd"`
+	PermissionMode string         `json:"permission_mode"`
+	ToolName       string         `json:"tool_name"`
+	ToolUseID      string         `json:"tool_use_id"`
+	ToolInput      map[string]any `json:"tool_input"`
+	ToolResponse   any            `json:"tool_response"`
+	StopHookActive bool           `json:"stop_hook_active"`
+}
+
+// The tools the hooks serve.
+const (
+	toolBash    = "Bash"
+	toolMCPBash = "mcp__hangdog__bash"
+	// toolPluginMCPBash is the same tool served by the hangdog plugin's
+	// MCP server (plugins/claude-code): Claude Code names a plugin's tools
+	// mcp__plugin_<plugin>_<server>__<tool>.
+	toolPluginMCPBash = "mcp__plugin_hangdog_hangdog__bash"
+)
+
+// isMCPBash reports whether a tool is hangdog's MCP bash, configured by
+// hand or by the plugin.
+func isMCPBash(tool string) bool { return tool == toolMCPBash || tool == toolPluginMCPBash }
+
+// Hook is one `hangdog hook` call.
+type Hook struct {
+	Reg *bgtasks.Registry
+	// Bin is the hangdog binary a rewritten Bash call runs.
+	Bin    string
+	Getenv func(string) string
+	// PPID is the hook's parent (Claude Code), whose command line holds
+	// --allowedTools and --disallowedTools.
+	PPID           int
+	Stdout, Stderr io.Writer
+}
+
+// Handle answers one hook call and returns the hook's exit status. A hook
+// that cannot do its part says why on stderr and exits 1, which Claude Code
+// takes as a non-blocking error: the call goes on without hangdog.
+func (h *Hook) Handle(ctx context.Context, stdin io.Reader) int {
+	var in Input
+	if err := json.NewDecoder(stdin).Decode(&in); err != nil {
+		fmt.Fprintf(h.Stderr, "hangdog hook: input is not Claude Code's hook JSON: %v\n", err)
+		return 1
+	}
+	var err error
+	switch in.HookEventName {
+	case "SessionStart":
+		err = h.sessionStart(in)
+	case "PreToolUse":
+		err = h.preToolUse(in)
+	case "PostToolUse":
+		err = h.postToolUse(in)
+	case "Stop":
+		err = h.stop(ctx, in)
+	case "SessionEnd":
+		err = h.sessionEnd(ctx, in)
+	}
+	if err != nil {
+		fmt.Fprintf(h.Stderr, "hangdog hook %s: %v\n", in.HookEventName, err)
+		return 1
+	}
+	return 0
+}
+
+// answer writes the hook's JSON answer.
+func (h *Hook) answer(v any) error {
+	enc := json.NewEncoder(h.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (h *Hook) sessionStart(in Input) error {
+	s, err := openSession(h.Reg, in.SessionID)
+	if err != nil {
+		return err
+	}
+	return s.start()
+}
+
+// sessionEnd applies tasks.onSessionEnd (kill, by default) to the tasks the
+// session started, and removes what its calls left behind.
+func (h *Hook) sessionEnd(ctx context.Context, in Input) error {
+	s, err := openSession(h.Reg, in.SessionID)
+	if err != nil {
+		return err
+	}
+	dir := in.Cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	// The cwd files of calls moved to the background, written when their
+	// shells ended.
+	if old, err := filepath.Glob(filepath.Join(s.dir, "*.cwd")); err == nil {
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
+	// `bg end-session` is the one session end: it pauses the session's
+	// watchers and links through the watcher service (which this lite
+	// package cannot link: it brings net/http) and then applies
+	// tasks.onSessionEnd to its tasks, as the MCP server's end does.
+	cmd := exec.CommandContext(ctx, h.Bin, "bg", "end-session", "--session", s.owner())
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("end session %s (hangdog bg end-session): %w", s.owner(), err)
+	}
+	return nil
+}
+
+// --- PostToolUse (MCP) ---------------------------------------------------
+
+var (
+	toldLine = regexp.MustCompile(`(?m)^#(\d+) `)
+	taskRef  = regexp.MustCompile(`\b[Tt]ask (t\d+)\b`)
+)
+
+// postToolUse records, for hangdog's MCP bash, the task a call left running
+// and the news the MCP server already gave the model.
+func (h *Hook) postToolUse(in Input) error {
+	if !isMCPBash(in.ToolName) {
+		return nil
+	}
+	s, err := openSession(h.Reg, in.SessionID)
+	if err != nil {
+		return err
+	}
+	text := responseText(in.ToolResponse)
+	command, _ := in.ToolInput["command"].(string)
+	return s.update(func(r *record) bool {
+		changed := false
+		for _, m := range toldLine.FindAllStringSubmatch(text, -1) {
+			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+				r.Told = append(r.Told, n)
+				changed = true
+			}
+		}
+		if len(r.Told) > toldKept {
+			r.Told = r.Told[len(r.Told)-toldKept:]
+		}
+		var body []string
+		for _, l := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(l, "#") {
+				body = append(body, l)
+			}
+		}
+		b := strings.Join(body, "\n")
+		if m := taskRef.FindStringSubmatch(b); m != nil {
+			kind := waitKindOf("", b)
+			if strings.Contains(b, "Started task") {
+				kind = kindBackground
+			}
+			if len(command) > 200 {
+				command = command[len(command)-200:]
+			}
+			r.Tasks[m[1]] = taskInfo{Kind: kind, Command: command}
+			changed = true
+		}
+		return changed
+	})
+}
+
+// responseText is the text of an MCP tool's response, however nested.
+func responseText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			parts = append(parts, responseText(e))
+		}
+		return strings.Join(parts, "\n")
+	case map[string]any:
+		if t, ok := x["text"].(string); ok {
+			return t
+		}
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			parts = append(parts, responseText(e))
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// --- what a detached task waits for ------------------------------------
+
+// The kinds of wait the hooks tell apart: only kindTime and kindBackground
+// can end by themselves, and only those are waited for at Stop.
+const (
+	kindTime       = "time"
+	kindBackground = "background"
+	kindInput      = "input"
+	kindPager      = "pager"
+	kindEditor     = "editor"
+	kindService    = "service"
+	kindStuck      = "stuck"
+)
+
+var reasonKinds = []struct {
+	kind string
+	rx   *regexp.Regexp
+}{
+	{kindPager, regexp.MustCompile(`\bpager\b`)},
+	{kindEditor, regexp.MustCompile(`\beditor\b`)},
+	{kindService, regexp.MustCompile(`service listening|listening on`)},
+	{kindInput, regexp.MustCompile(`waiting for input|waits for input|password`)},
+	{kindStuck, regexp.MustCompile(`stuck|looping|retry`)},
+}
+
+// waitKindOf maps what the watchdog says a detached run waits for (wait,
+// taskctl's kinds), else the words of its reason, to the hook's kind.
+func waitKindOf(wait, reason string) string {
+	switch wait {
+	case taskctl.WaitPager:
+		return kindPager
+	case taskctl.WaitEditor:
+		return kindEditor
+	case taskctl.WaitService:
+		return kindService
+	case taskctl.WaitPrompt, taskctl.WaitSecret, taskctl.WaitREPL, taskctl.WaitMenu, taskctl.WaitForm, taskctl.WaitStdin, taskctl.WaitScreen:
+		return kindInput
+	}
+	for _, k := range reasonKinds {
+		if k.rx.MatchString(reason) {
+			return k.kind
+		}
+	}
+	return kindTime
+}

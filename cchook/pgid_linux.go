@@ -1,0 +1,5 @@
+package cchook
+
+import "syscall"
+
+func getpgid(pid int) (int, error) { return syscall.Getpgid(pid) }

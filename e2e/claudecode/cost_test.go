@@ -1,0 +1,90 @@
+//go:build linux
+
+package claudecode
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCallCost measures what one Bash call costs through the real Claude
+// Code in each way of wiring hangdog in, as the model feels it: from the
+// stand-in's tool_use reply to the request carrying the result (the
+// stand-in's Wall). Modes run interleaved, round by round, so a busy
+// machine weighs on all alike. Only with HANGDOG_E2E_COST=ROUNDS (and
+// optionally HANGDOG_E2E_COST_CALLS, default 20): scripts/bench-claude-code.sh
+// runs it. The targets are issue 27's: the hook recipe and MCP with the
+// hooks within 1.3x plain Claude Code, MCP alone within 1.0x.
+// HANGDOG_E2E_COST_MODES picks modes; besides plain, hook, mcp (with the
+// hooks) and mcp-alone there are two references that say where the time
+// goes: nullhook (a PreToolUse hook that reads its input and answers
+// nothing: the client's own cost of having a hook) and prefix (no hook;
+// Claude Code's CLAUDE_CODE_SHELL_PREFIX runs its shell line under
+// `hangdog run`: the cost of supervising a call at all).
+func TestCallCost(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST"))
+	if rounds <= 0 {
+		t.Skip("set HANGDOG_E2E_COST=ROUNDS to measure (scripts/bench-claude-code.sh)")
+	}
+	needClaude(t)
+	calls := 20
+	if n, err := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST_CALLS")); err == nil && n > 0 {
+		calls = n
+	}
+	turns := make([]turn, 0, calls+1)
+	for range calls {
+		turns = append(turns, bash("true", 30000))
+	}
+	turns = append(turns, done())
+	modes := []string{"plain", "hook", "mcp", "mcp-alone"}
+	if m := os.Getenv("HANGDOG_E2E_COST_MODES"); m != "" {
+		modes = strings.Fields(m)
+	}
+	walls := map[string][]time.Duration{}
+	perRound := map[string][]string{}
+	for round := range rounds {
+		for i := range modes {
+			mode := modes[(i+round)%len(modes)] // a different mode goes first each round
+			r := startClaude(t, scenario{name: "cost", turns: turns}, mode)
+			if r.rc != 0 || len(r.results) != calls {
+				t.Fatalf("%s round %d: claude exit %d, %d results of %d\n%s", mode, round, r.rc, len(r.results), calls, r.stderr)
+			}
+			var ws []time.Duration
+			// The first call pays for warming up (the MCP server's
+			// start, the first hook's page cache): not per call.
+			for _, x := range r.results[1:] {
+				ws = append(ws, x.Wall)
+			}
+			walls[mode] = append(walls[mode], ws...)
+			perRound[mode] = append(perRound[mode], fmt.Sprintf("%.1f", ms(median(ws))))
+		}
+	}
+	plain := median(walls["plain"])
+	for _, mode := range modes {
+		m := median(walls[mode])
+		ratio := ""
+		if plain > 0 {
+			ratio = fmt.Sprintf("%.2fx", float64(m)/float64(plain))
+		}
+		line := fmt.Sprintf("cost %-9s median %6.1f ms per call, %s plain (%d calls; per-round medians %s)",
+			mode, ms(m), ratio, len(walls[mode]), strings.Join(perRound[mode], " "))
+		t.Log(line)
+		fmt.Println(line)
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
