@@ -203,21 +203,7 @@ func runForeground(ctx context.Context, pending *taskctl.Pending, spec taskctl.S
 		}
 		defer restore()
 	}
-	sigs := make(chan os.Signal, 4)
-	// Never stopped: the process exits when the run ends, and signal.Stop
-	// would cost a round trip with the runtime's signal thread per signal on
-	// the way out. A signal that comes after the end finds the link closed.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		for s := range sigs {
-			link.Stop(s.(syscall.Signal))
-		}
-	}()
-
-	if f.detachAfter > 0 {
-		timer := time.AfterFunc(f.detachAfter, func() { detachRun(reg, link.TaskID, f.detachAfter) })
-		defer timer.Stop()
-	}
+	defer controlRun(reg, link, f.detachAfter)()
 
 	if !f.json {
 		link.CopyOutputTo(os.Stdout)
@@ -387,3 +373,24 @@ func passTerminal(link *taskctl.Link) (func(), error) {
 // cliCalls are the commands a person (or a script) types on a task, for
 // taskctl.NextSteps.
 type cliCalls = taskctl.CLICalls
+
+// controlRun passes the caller's signals on to the run and, with
+// detachAfter, moves it to the background once that long has passed; the
+// returned func stops the timer. The signal relay is never stopped: the
+// process exits when the run ends, and signal.Stop would cost a round trip
+// with the runtime's signal thread per signal on the way out. A signal that
+// comes after the end finds the link closed.
+func controlRun(reg *bgtasks.Registry, link *taskctl.Link, detachAfter time.Duration) (stop func()) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		for s := range sigs {
+			link.Stop(s.(syscall.Signal))
+		}
+	}()
+	if detachAfter <= 0 {
+		return func() {}
+	}
+	timer := time.AfterFunc(detachAfter, func() { detachRun(reg, link.TaskID, detachAfter) })
+	return func() { timer.Stop() }
+}

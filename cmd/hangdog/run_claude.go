@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/cchook"
@@ -53,17 +50,7 @@ func runClaudeCode(pending *taskctl.Pending, args []string, f runFlags) error {
 		return err
 	}
 	defer link.Close()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		for s := range sigs {
-			link.Stop(s.(syscall.Signal))
-		}
-	}()
-	if f.detachAfter > 0 {
-		timer := time.AfterFunc(f.detachAfter, func() { detachRun(reg, link.TaskID, f.detachAfter) })
-		defer timer.Stop()
-	}
+	defer controlRun(reg, link, f.detachAfter)()
 	// The news goes above the output; the command is already running.
 	if err := call.TellNews(); err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog:", err)
