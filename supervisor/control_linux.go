@@ -195,6 +195,7 @@ func (s *supervisor) toBackground(d proto.Detach) (proto.Detach, error) {
 	}
 	now := time.Now()
 	s.meta.Mode = bgtasks.Background
+	s.noTerminal.Store(true) // the person's terminal no longer shows it
 	s.meta.DetachedAt = &now
 	s.meta.DetachReason = reason
 	meta := s.meta

@@ -36,11 +36,23 @@ func (s *supervisor) readOutput() {
 	}
 	buf := make([]byte, 256<<10)
 	pfd := s.wake.pollFds(fd)
+	var queries queryScanner
+	answers := make(chan struct{}, 8)
+	defer close(answers)
+	go answerCursorQueries(s.master, answers)
 	for {
 		n, err := s.readAvailable(fd, buf, pfd)
 		if n > 0 {
 			p := buf[:n]
 			s.logOutput(p)
+			if k := queries.scan(p); k > 0 && s.noTerminal.Load() {
+				for range k {
+					select {
+					case answers <- struct{}{}:
+					default:
+					}
+				}
+			}
 			s.activity.Write(p)
 			s.lastRead.Store(time.Now().UnixNano())
 			select {

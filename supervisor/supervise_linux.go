@@ -58,7 +58,11 @@ type supervisor struct {
 	pid        int
 	self       int
 
-	lastRead    atomic.Int64 // unix nanos of the last output read
+	lastRead atomic.Int64 // unix nanos of the last output read
+	// noTerminal: no person's terminal shows the output (not interactive,
+	// or detached from it), so the supervisor answers cursor queries
+	// (cursorreport_linux.go).
+	noTerminal  atomic.Bool
 	stopReading atomic.Bool  // set by the drain: stop reading the PTY
 	wake        *readerWake  // wakes the reader for stopReading (readwake_linux.go)
 	written     atomic.Int64 // output bytes in output.log
@@ -302,6 +306,7 @@ func (s *supervisor) run(env *environment) int {
 	logToTask(s.reg.SupervisorLogPath(s.meta.ID))
 	go s.reap(env)
 	go s.notifyOutput()
+	s.noTerminal.Store(!s.spec.Interactive)
 	go s.readOutput()
 	go s.readLink()
 	go func() {
