@@ -187,8 +187,8 @@ type Request struct {
 	TimeoutSeconds  float64  `json:"timeout_seconds,omitempty" jsonschema:"command: seconds before a run counts as idle (default 30)"`
 	ExpiresAt       string   `json:"expires_at,omitempty" jsonschema:"ISO-8601 time with a zone, e.g. 2026-12-01T18:00:00Z"`
 	CooldownSeconds *float64 `json:"cooldown_seconds,omitempty" jsonschema:"seconds after a fire in which changes fire nothing (default 0)"`
-	MaxFires        *int     `json:"max_fires,omitempty" jsonschema:"1 to 100 fires, then the watcher pauses (default 20)"`
-	MaxWakesPerHour *int     `json:"max_wakes_per_hour,omitempty" jsonschema:"more fires than this within an hour pause the watcher (default 12)"`
+	MaxFires        *int     `json:"max_fires,omitempty" jsonschema:"1 to 100 fires, then the watcher pauses (default {watchers.maxFires})"`
+	MaxWakesPerHour *int     `json:"max_wakes_per_hour,omitempty" jsonschema:"more fires than this within an hour pause the watcher (default {watchers.maxWakesPerHour})"`
 
 	// A webhook's link (kind webhook); see webhook.go.
 	Signature  string `json:"signature,omitempty" jsonschema:"webhook: github, standard_webhooks or hmac_sha256 for a sender that signs; empty: unsigned (the URL is the secret)"`
