@@ -64,7 +64,7 @@ func (s *Store) Create(ctx context.Context, q *Request, owner, project string) (
 	if _, err := s.add(spec, st); err != nil {
 		return nil, err
 	}
-	out := &Created{Watcher: &Watcher{spec, st}, Baseline: base}
+	out := &Created{Watcher: &Watcher{Spec: spec, State: st}, Baseline: base}
 	if w, ok := src.(interface{ warning() string }); ok {
 		out.Warning = w.warning()
 	}

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -321,5 +322,35 @@ func TestFileNeverFollowsAnotherUsersSymlink(t *testing.T) {
 	c2 := create(t, s, &Request{Kind: KindFile, Target: own}, "o")
 	if !strings.Contains(c2.Baseline, "secretHASH") || c2.Warning != "" {
 		t.Errorf("the user's own link: baseline %q, warning %q; want the file read and no warning", c2.Baseline, c2.Warning)
+	}
+}
+
+// A runner whose watcher's state.json is damaged stops (the watcher is
+// listed as damaged and can only be removed), rather than erring on every
+// check.
+func TestRunnerStopsOnADamagedWatcher(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path}, "o")
+	if err := os.WriteFile(filepath.Join(s.watcherDir(c.Spec.ID), "state.json"), []byte(`{"checks": 3, "pa`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := (&Runner{Store: s, ID: c.Spec.ID}).Tick(context.Background())
+	if !stop || err != nil {
+		t.Errorf("a tick of a damaged watcher: stop %v, %v; want it to stop quietly", stop, err)
+	}
+	w, err := s.Get(c.Spec.ID, "o")
+	if err != nil || !strings.Contains(w.Damaged, "state.json is damaged") || !w.State.Paused || w.Spec.Target != path {
+		t.Errorf("the damaged watcher: %+v %v; want it listed as damaged with its spec", w, err)
+	}
+	if _, err := s.Resume(c.Spec.ID, "o"); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "hangdog watch rm "+c.Spec.ID) {
+		t.Errorf("resume of a damaged watcher: %v; want ErrDamaged saying how to remove it", err)
+	}
+	if _, err := s.Delete(c.Spec.ID, "other"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("delete by another owner: %v, want not found", err)
+	}
+	if _, err := s.Delete(c.Spec.ID, "o"); err != nil {
+		t.Errorf("delete of a damaged watcher: %v", err)
 	}
 }
