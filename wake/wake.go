@@ -224,7 +224,8 @@ func Claim(reg *bgtasks.Registry, consumer string) (release func(), err error) {
 		return nil, heldError(reg, consumer)
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt(pid, 0)
 	}
 	if err != nil {
