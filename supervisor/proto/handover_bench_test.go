@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/taskstate"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
@@ -14,11 +14,11 @@ func benchHandover() Handover {
 	started := time.Unix(1_800_000_000, 5)
 	return Handover{
 		Home: "/home/u/.local/state/hangdog",
-		Meta: bgtasks.Meta{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
-			Started: started, Mode: bgtasks.Foreground, State: bgtasks.Starting, SupervisorPID: 4242, SupervisorTicks: 99,
+		Task: Task{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
+			Started: started, Mode: taskstate.Foreground, State: taskstate.Starting, SupervisorPID: 4242, SupervisorTicks: 99,
 			Caller: "agent", Owner: "s1", Project: "/src"},
 		Spec: Spec{Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src", Rows: 50, Cols: 200,
-			Mode: bgtasks.Foreground, Watchdog: watchdogconf.Default(), KeepEnded: 7 * 24 * time.Hour,
+			Mode: taskstate.Foreground, Watchdog: watchdogconf.Default(), KeepEnded: 7 * 24 * time.Hour,
 			Owner: "s1", Project: "/src", AgentProfile: true},
 	}
 }
