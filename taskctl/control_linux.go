@@ -46,10 +46,13 @@ func call[R any](ctx context.Context, t *bgtasks.Task, req proto.Request[R]) (R,
 		return zero, fmt.Errorf("task %s: no answer to %s: %w", t.ID, req.Op(), err)
 	}
 	rep, err := proto.DecodeReply(req, line)
-	if _, refused := errors.AsType[*RefusedError](err); err != nil && !refused {
+	if _, refused := errors.AsType[*RefusedError](err); refused {
+		return zero, err // unwrapped: the supervisor's words are what front ends show
+	}
+	if err != nil {
 		return zero, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	return rep, err
+	return rep, nil
 }
 
 // DetachTask moves a running foreground task to the background.
