@@ -6,31 +6,30 @@
 // every allocation happens under a cross-process lock.
 package bgtasks
 
-import "time"
+import (
+	"time"
 
-// Mode says who is waiting for a task.
-type Mode string
-
-const (
-	// Foreground: a caller is attached and blocked until the task ends or is detached.
-	Foreground Mode = "foreground"
-	// Background: nobody waits; only `bg kill` or the command's own exit ends it.
-	Background Mode = "background"
+	"github.com/hangdog/hangdog/internal/taskstate"
 )
 
-// State is where a task is in its life.
-type State string
-
-const (
-	Starting State = "starting" // directory made, supervisor not yet reporting
-	Running  State = "running"
-	Exited   State = "exited" // the command ended by itself (exit code or signal)
-	Killed   State = "killed" // hangdog ended it (bg kill, watchdog, caller gone)
-	Lost     State = "lost"   // the supervisor died without writing a result; output kept
+// Mode and State are the task's words shared with the supervisor's wire
+// contract (see taskstate); the names here are the ones the rest of the
+// program uses.
+type (
+	Mode  = taskstate.Mode
+	State = taskstate.State
 )
 
-// Ended reports whether the state is final.
-func (s State) Ended() bool { return s == Exited || s == Killed || s == Lost }
+const (
+	Foreground = taskstate.Foreground
+	Background = taskstate.Background
+
+	Starting = taskstate.Starting
+	Running  = taskstate.Running
+	Exited   = taskstate.Exited
+	Killed   = taskstate.Killed
+	Lost     = taskstate.Lost
+)
 
 // Meta is a task's metadata file (meta.json), rewritten atomically by its
 // supervisor on every change.

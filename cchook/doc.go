@@ -11,5 +11,5 @@
 // model reads. It is a presenter over existing services: tasks run through
 // taskctl, news comes from the session's event consumer in bgtasks (read
 // from its cursor, so each hook call costs what is new), and a session's end
-// is taskctl.EndSession.
+// is `hangdog bg end-session`, the one end for tasks, watchers and links.
 package cchook

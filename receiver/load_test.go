@@ -150,14 +150,22 @@ func TestWebhookLoad(t *testing.T) {
 
 	// Every 202 is exactly one event, once the runner has drained.
 	var counts map[string]int
-	waitUntil(t, "an event per accepted delivery", 120*time.Second, func() bool {
+	total := 0
+	drained := func() bool {
 		counts = eventCounts(t, store, id)
-		total := 0
+		total = 0
 		for _, c := range counts {
 			total += c
 		}
 		return total >= n
-	})
+	}
+	for deadline := time.Now().Add(120 * time.Second); !drained(); time.Sleep(30 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(runnerLog.Name())
+			inbox, _ := filepath.Glob(filepath.Join(home, "watchers", id, "*", "*"))
+			t.Fatalf("timed out after 2m waiting for an event per accepted delivery: %d events of %d; files under the watcher: %d\nrunner log:\n%s", total, n, len(inbox), log)
+		}
+	}
 	time.Sleep(1500 * time.Millisecond) // a runner tick more: nothing extra may come
 	counts = eventCounts(t, store, id)
 	for k := range n {

@@ -60,15 +60,7 @@ func (s *supervisor) serveConn(c net.Conn) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
-	var req proto.Request
-	var rep proto.Reply
-	if err := json.Unmarshal(line, &req); err != nil {
-		rep.Error = "malformed request: " + err.Error()
-	} else {
-		rep = s.handle(req)
-	}
-	b, _ := json.Marshal(rep)
-	c.Write(append(b, '\n'))
+	c.Write(proto.Serve(controlServer{s}, line))
 }
 
 // sameUser allows only peers of this process's own uid.
@@ -91,66 +83,69 @@ func sameUser(c net.Conn) bool {
 	return int(cred.Uid) == os.Getuid()
 }
 
-// handle serves one request; each proto.Op has its case here.
-func (s *supervisor) handle(req proto.Request) proto.Reply {
-	switch req.Op {
-	case proto.OpStatus:
-		s.mu.Lock()
-		st := &proto.Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
-		s.mu.Unlock()
-		st.EchoOff = s.echoOff()
-		return proto.Reply{OK: true, Status: st}
-	case proto.OpDetach:
-		d, err := s.detach(req.Reason, "")
-		if errors.Is(err, errAlreadyBackground) {
-			return proto.Reply{Error: err.Error(), ErrorKind: proto.ErrBackground}
-		}
-		if err != nil {
-			return proto.Reply{Error: err.Error()}
-		}
-		return proto.Reply{OK: true, Detach: &d}
-	case proto.OpKill:
-		sig := syscall.Signal(req.Signal)
-		if sig == 0 {
-			sig = syscall.SIGTERM
-		}
-		grace := time.Duration(req.GraceMS) * time.Millisecond
-		if grace <= 0 {
-			grace = defaultGrace
-		}
-		// The words are the caller's (which front end, which command);
-		// this is only for a caller that gave none.
-		reason := req.Reason
-		if reason == "" {
-			reason = "killed on request"
-		}
-		if s.isEnded() {
-			return s.endedReply()
-		}
-		s.kill(sig, grace, reason)
-		<-s.ended
-		s.mu.Lock()
-		res := s.result
-		s.mu.Unlock()
-		return proto.Reply{OK: true, Result: &res}
-	case proto.OpSend:
-		if s.isEnded() {
-			return s.endedReply()
-		}
-		if err := s.checkSendable(req.Data); err != nil { // sendcheck_linux.go
-			return proto.Reply{Error: err.Error()}
-		}
-		if _, err := s.master.Write(req.Data); err != nil {
-			return proto.Reply{Error: fmt.Sprintf("write to task %s's terminal: %v", s.meta.ID, err)}
-		}
-		return proto.Reply{OK: true}
-	case proto.OpResize:
-		if err := setWinsize(s.master, req.Rows, req.Cols); err != nil {
-			return proto.Reply{Error: err.Error()}
-		}
-		return proto.Reply{OK: true}
+// controlServer serves the control socket's operations (proto.Server).
+type controlServer struct{ s *supervisor }
+
+func (c controlServer) Status(proto.StatusRequest) (proto.Status, error) {
+	s := c.s
+	s.mu.Lock()
+	st := proto.Status{Mode: s.meta.Mode, PID: s.pid, OutputBytes: s.written.Load()}
+	s.mu.Unlock()
+	st.EchoOff = s.echoOff()
+	return st, nil
+}
+
+func (c controlServer) Detach(req proto.DetachRequest) (proto.Detach, error) {
+	d, err := c.s.detach(req.Reason, "")
+	if errors.Is(err, errAlreadyBackground) {
+		return d, &proto.Refusal{Kind: proto.ErrBackground, Msg: err.Error()}
 	}
-	return proto.Reply{Error: fmt.Sprintf("unknown operation %q", req.Op)}
+	return d, err
+}
+
+func (c controlServer) Kill(req proto.KillRequest) (proto.Result, error) {
+	s := c.s
+	sig := syscall.Signal(req.Signal)
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	grace := time.Duration(req.GraceMS) * time.Millisecond
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	// The words are the caller's (which front end, which command);
+	// this is only for a caller that gave none.
+	reason := req.Reason
+	if reason == "" {
+		reason = "killed on request"
+	}
+	if s.isEnded() {
+		return proto.Result{}, s.endedRefusal()
+	}
+	s.kill(sig, grace, reason)
+	<-s.ended
+	s.mu.Lock()
+	res := s.result
+	s.mu.Unlock()
+	return wireResult(res), nil
+}
+
+func (c controlServer) Send(req proto.SendRequest) (proto.Ack, error) {
+	s := c.s
+	if s.isEnded() {
+		return proto.Ack{}, s.endedRefusal()
+	}
+	if err := s.checkSendable(req.Data); err != nil { // sendcheck_linux.go
+		return proto.Ack{}, err
+	}
+	if _, err := s.master.Write(req.Data); err != nil {
+		return proto.Ack{}, fmt.Errorf("write to task %s's terminal: %v", s.meta.ID, err)
+	}
+	return proto.Ack{}, nil
+}
+
+func (c controlServer) Resize(req proto.ResizeRequest) (proto.Ack, error) {
+	return proto.Ack{}, setWinsize(c.s.master, req.Rows, req.Cols)
 }
 
 func (s *supervisor) isEnded() bool {
@@ -162,10 +157,10 @@ func (s *supervisor) isEnded() bool {
 	}
 }
 
-// endedReply refuses a request for a task that has ended. What to do
+// endedRefusal refuses a request for a task that has ended. What to do
 // instead (read its log) is for the caller to say in its own words.
-func (s *supervisor) endedReply() proto.Reply {
-	return proto.Reply{Error: fmt.Sprintf("task %s has already ended", s.meta.ID), ErrorKind: proto.ErrEnded}
+func (s *supervisor) endedRefusal() error {
+	return &proto.Refusal{Kind: proto.ErrEnded, Msg: fmt.Sprintf("task %s has already ended", s.meta.ID)}
 }
 
 var errAlreadyBackground = errors.New("already in the background")

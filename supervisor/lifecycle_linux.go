@@ -117,7 +117,7 @@ func (s *supervisor) finish(ws unix.WaitStatus) {
 	if mode == bgtasks.Background || res.State == bgtasks.Killed {
 		s.announce(meta, res)
 	}
-	b, _ := json.Marshal(res)
+	b, _ := json.Marshal(wireResult(res))
 	s.sendFrame(proto.FrameEnded, b)
 	s.linkMu.Lock()
 	if s.link != nil {

@@ -174,7 +174,7 @@ func logToTask(path string) {
 
 func newSupervisor(reg *bgtasks.Registry, h proto.Handover, link net.Conn) *supervisor {
 	return &supervisor{
-		reg: reg, spec: h.Spec, meta: h.Meta, link: link,
+		reg: reg, spec: h.Spec, meta: taskMeta(h.Task), link: link,
 		activity:    activity.NewTracker(),
 		self:        os.Getpid(),
 		readerDone:  make(chan struct{}),

@@ -148,10 +148,11 @@ func (l *Link) readFrame() (Event, bool, error) {
 		}
 		return Event{Kind: EventVerdict, Verdict: &v}, true, nil
 	case proto.FrameEnded:
-		var r bgtasks.Result
-		if err := json.Unmarshal(p, &r); err != nil {
+		var wr proto.Result
+		if err := json.Unmarshal(p, &wr); err != nil {
 			return Event{}, true, fmt.Errorf("decode result: %w", err)
 		}
+		r := resultRecord(wr)
 		l.avail = max(l.avail, r.OutputBytes)
 		l.pending = &Event{Kind: EventEnded, Result: &r}
 		return Event{}, false, nil

@@ -142,7 +142,7 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 		p.Cancel()
 		return nil, err
 	}
-	hand := proto.Handover{Home: reg.Home(), Meta: task.Meta, Spec: spec}
+	hand := proto.Handover{Home: reg.Home(), Task: wireTask(task.Meta), Spec: spec}
 	env := spec.Env
 	if env == nil {
 		env = os.Environ()

@@ -49,6 +49,12 @@ func (r *Runner) tickWebhook(ctx context.Context) (stop bool, err error) {
 	if err := r.deliverPending(); err != nil {
 		return false, err
 	}
+	// The hits are read before the inbox is listed. The receiver stores a
+	// delivery before it counts it, so every delivery counted by then is in
+	// the listing or was handled before it. Read after the listing, a
+	// delivery stored and counted in between would count toward max_hits
+	// without being handled, and the pause that brings would strand its 202.
+	h, herr := r.Store.readHook(r.ID)
 	src := &webhookSource{dir: r.Store.Inbox(r.ID)}
 	obs, oerr := src.Observe(ctx, nil)
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
@@ -61,9 +67,8 @@ func (r *Runner) tickWebhook(ctx context.Context) (stop bool, err error) {
 		if oerr == nil {
 			ds = obs.deliveries
 			if len(ds) < maxDrain { // the limits apply once the inbox is drained
-				h, err := r.Store.readHook(r.ID)
-				if err != nil {
-					return err
+				if herr != nil {
+					return herr
 				}
 				hits = h.Hits
 			}

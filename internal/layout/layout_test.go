@@ -22,7 +22,7 @@ const module = "github.com/hangdog/hangdog"
 // supervisor, nor tui mcpserver). A package must be listed here: a new one
 // is placed on purpose.
 var layers = [][]string{
-	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "settings/watchdogconf"},
+	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "internal/taskstate", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake"},
@@ -37,6 +37,39 @@ var layers = [][]string{
 // only through taskctl, so none links the check loop it does not run.
 var onlyFor = map[string]map[string]bool{
 	"supervisor": {"cmd/hangdog": true, "cmd/hangdog-supervisor": true},
+}
+
+// apart lists what a package may not depend on at all, directly or
+// through another, though the layers would allow it: the supervisor's wire
+// contract is free of the task's records on disk (it has wire forms of its
+// own, converted in taskctl and supervisor), so the two change apart.
+var apart = map[string][]string{
+	"supervisor/proto": {"bgtasks"},
+}
+
+// TestKeptApart checks apart, with and without the lite tag, tests
+// included.
+func TestKeptApart(t *testing.T) {
+	dir := root(t)
+	for pkg, banned := range apart {
+		for _, tags := range []string{"", "lite"} {
+			cmd := exec.Command("go", "list", "-tags", tags, "-deps", "-test", module+"/"+pkg)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list -deps %s: %v", pkg, err)
+			}
+			deps := map[string]bool{}
+			for _, d := range strings.Fields(string(out)) {
+				deps[strings.TrimPrefix(d, module+"/")] = true
+			}
+			for _, b := range banned {
+				if deps[b] {
+					t.Errorf("%s depends on %s (tags %q); keep it apart: see apart in internal/layout/layout_test.go", pkg, b, tags)
+				}
+			}
+		}
+	}
 }
 
 func rankOf() map[string]int {

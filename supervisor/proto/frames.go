@@ -18,7 +18,7 @@ const (
 	FrameDetached Frame = 'D' // JSON Detach
 	FrameWarning  Frame = 'W' // text
 	FrameVerdict  Frame = 'V' // JSON Verdict: the latest check, for status bars
-	FrameEnded    Frame = 'E' // JSON bgtasks.Result
+	FrameEnded    Frame = 'E' // JSON Result
 	FrameFailed   Frame = 'F' // text: the command could not be started
 	// FrameData carries output the log could not take (a full disk): an
 	// 8-byte big-endian count of the bytes the log held before it, then the

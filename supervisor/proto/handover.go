@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/binstruct"
+	"github.com/hangdog/hangdog/internal/taskstate"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
@@ -21,14 +21,15 @@ type Spec struct {
 	Env         []string              `json:"-"` // handed to the supervisor by exec (or as Handover.Env), never written to disk (it may hold secrets)
 	Rows        uint16                `json:"rows"`
 	Cols        uint16                `json:"cols"`
-	Mode        bgtasks.Mode          `json:"mode"`
+	Mode        taskstate.Mode        `json:"mode"`
 	Interactive bool                  `json:"interactive"` // a person is at the caller's terminal
 	Watchdog    watchdogconf.Watchdog `json:"watchdog"`
 	// KeepEnded is how long ended tasks are kept (tasks.keepDays); the
 	// supervisor removes older ones once its own task has ended.
 	KeepEnded time.Duration `json:"keep_ended"`
 	// Owner is the session that starts the task ("" for nobody) and
-	// Project the directory it belongs to (bgtasks.Scope).
+	// Project the directory it belongs to (bgtasks.Scope; both as words,
+	// this package reads no record).
 	Owner   string `json:"owner,omitempty"`
 	Project string `json:"project,omitempty"`
 	// AgentProfile: nobody is at the terminal and tasks.agentProfile is
@@ -49,9 +50,9 @@ type Spec struct {
 // it is on every command's critical path, and encoding/json's first use in
 // a fresh process costs about 0.3 ms here.
 type Handover struct {
-	Home string       `json:"home"`
-	Meta bgtasks.Meta `json:"meta"`
-	Spec Spec         `json:"spec"`
+	Home string `json:"home"`
+	Task Task   `json:"task"`
+	Spec Spec   `json:"spec"`
 	// OwnEnv: Env is the task's environment, and the supervisor takes it
 	// as its own before anything reads one. A supervisor started ahead of
 	// its task (the MCP server's spare) was exec'd with its caller's
@@ -60,6 +61,33 @@ type Handover struct {
 	// travels over the caller link only.
 	OwnEnv bool     `json:"own_env,omitempty"`
 	Env    []string `json:"env,omitempty"`
+}
+
+// Task is the registered task as the hand-over carries it: the record the
+// caller wrote when it registered the task, which the supervisor keeps up to
+// date from then on. It is the record's wire form, not the record: taskctl
+// fills it from the registry's record and the supervisor makes the record
+// again from it, so the files on disk and this contract change apart. The
+// record's fields that only the supervisor sets (the command's pid, a
+// detach) are not here.
+type Task struct {
+	ID      string          `json:"id"`
+	Command string          `json:"command"`
+	Argv    []string        `json:"argv,omitempty"`
+	Shell   bool            `json:"shell"`
+	Cwd     string          `json:"cwd"`
+	Started time.Time       `json:"started"`
+	Mode    taskstate.Mode  `json:"mode"`
+	State   taskstate.State `json:"state"`
+	// The supervisor's own pid and start time, known to the caller before
+	// the task exists (a supervisor that dies before it reports is found
+	// lost at once).
+	SupervisorPID   int    `json:"supervisor_pid,omitempty"`
+	SupervisorTicks uint64 `json:"supervisor_start_ticks,omitempty"`
+	Caller          string `json:"caller,omitempty"` // "agent" or "tty"
+	Owner           string `json:"owner,omitempty"`
+	Project         string `json:"project,omitempty"`
+	QuietEnd        bool   `json:"quiet_end,omitempty"`
 }
 
 // handoverShape fingerprints the hand-over's layout. The frame starts with

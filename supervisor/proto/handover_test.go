@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/taskstate"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
@@ -15,10 +15,10 @@ func TestHandoverRoundTrip(t *testing.T) {
 	started := time.Unix(1_800_000_000, 5)
 	want := Handover{
 		Home: "/home/u/.local/state/hangdog",
-		Meta: bgtasks.Meta{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
-			Started: started, Mode: bgtasks.Foreground, State: bgtasks.Starting, SupervisorPID: 4242, SupervisorTicks: 99, Caller: "agent"},
+		Task: Task{ID: "t7", Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src",
+			Started: started, Mode: taskstate.Foreground, State: taskstate.Starting, SupervisorPID: 4242, SupervisorTicks: 99, Caller: "agent"},
 		Spec: Spec{Command: "go test ./...", Argv: []string{"go", "test", "./..."}, Cwd: "/src", Rows: 50, Cols: 200,
-			Mode: bgtasks.Foreground, Interactive: true, Watchdog: watchdogconf.Default()},
+			Mode: taskstate.Foreground, Interactive: true, Watchdog: watchdogconf.Default()},
 	}
 	want.Spec.Watchdog.DecisionModel.URL = "http://localhost:11434/v1"
 	sent := want

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/taskstate"
 )
 
 // The variables every process of a task inherits: its id, and the home
@@ -101,11 +102,28 @@ type Verdict struct {
 	Due        bool    `json:"due"`
 }
 
+// Result is how a task ended, as FrameEnded and a kill's reply carry it:
+// the wire form of the task's result record (bgtasks.Result), converted at
+// each end. Its JSON names are the record's, so a client and a supervisor
+// of two builds still read each other's.
+type Result struct {
+	State       taskstate.State `json:"state"`            // exited | killed
+	ExitCode    int             `json:"exit_code"`        // 128+N when ended by signal N
+	Signal      string          `json:"signal,omitempty"` // "SIGTERM" when ended by a signal
+	Ended       time.Time       `json:"ended"`
+	Reason      string          `json:"reason,omitempty"` // why hangdog ended it, for killed
+	OutputBytes int64           `json:"output_bytes"`
+	// OutputUnloggedBytes came after OutputBytes but is not in the log (a
+	// full disk); LogError says why the log stopped taking output.
+	OutputUnloggedBytes int64  `json:"output_unlogged_bytes,omitempty"`
+	LogError            string `json:"log_error,omitempty"`
+}
+
 // Status is a running task's live state.
 type Status struct {
-	Mode        bgtasks.Mode `json:"mode"`
-	PID         int          `json:"pid"`
-	OutputBytes int64        `json:"output_bytes"`
+	Mode        taskstate.Mode `json:"mode"`
+	PID         int            `json:"pid"`
+	OutputBytes int64          `json:"output_bytes"`
 	// EchoOff says the task's terminal reads a line without echoing it (a
 	// password prompt, read -s): a front end then hides what is typed too.
 	// A program in raw mode (a REPL with line editing, an editor) turns echo
