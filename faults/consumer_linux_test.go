@@ -5,9 +5,12 @@ package faults
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Five readers started at once as one consumer with two events pending: each event reaches exactly one of
@@ -59,4 +62,60 @@ func TestSharedConsumerDeliversEachEventOnce(t *testing.T) {
 			t.Errorf("event %v delivered %d times", seq, n)
 		}
 	}
+}
+
+// Two `hangdog wake` workers with one consumer name: the second is refused
+// where the user sees it, naming the first's pid, and 30 events are each
+// handed over once (they were 55 hand-overs). Stopping the first frees the
+// name.
+func TestWakeConsumerHeldByOneWorker(t *testing.T) {
+	w := newWorld(t)
+	out := filepath.Join(w.root, "handed")
+	run := "cat >> " + out
+	first := w.run("wake", "--consumer", "agent", "--run", run)
+	if first.code != 0 {
+		t.Fatalf("hangdog wake: exit %d %s", first.code, first.stderr)
+	}
+	id := strings.TrimSpace(first.stdout)
+	defer w.run("bg", "kill", id)
+	eventually(t, "the first worker to start", 10*time.Second, func() bool {
+		return strings.Contains(w.run("bg", "logs", id).stdout, "waiting for events")
+	})
+	pid, _ := os.ReadFile(filepath.Join(w.home, "wake", "agent.worker"))
+	second := w.run("wake", "--consumer", "agent", "--run", run)
+	if second.code == 0 || !strings.Contains(second.stderr, "pid "+strings.TrimSpace(string(pid))) {
+		t.Errorf("a second worker for the consumer: exit %d, stdout %q, stderr %q; want a refusal naming pid %s", second.code, second.stdout, second.stderr, pid)
+		defer w.run("bg", "kill", strings.TrimSpace(second.stdout))
+	}
+	for i := range 30 {
+		if r := w.run("bg", "run", "--", "true"); r.code != 0 {
+			t.Fatalf("bg run %d: %s", i, r.stderr)
+		}
+	}
+	counts := func() map[float64]int {
+		b, _ := os.ReadFile(out)
+		seen := map[float64]int{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var ev map[string]any
+			if json.Unmarshal([]byte(line), &ev) == nil && ev["kind"] == "exited" {
+				seen[ev["seq"].(float64)]++
+			}
+		}
+		return seen
+	}
+	eventually(t, "30 task ends handed over", 30*time.Second, func() bool { return len(counts()) >= 30 })
+	time.Sleep(time.Second) // a second worker would hand them over again meanwhile
+	for seq, n := range counts() {
+		if n != 1 {
+			t.Errorf("event %v handed over %d times, want once", seq, n)
+		}
+	}
+	w.run("bg", "kill", id)
+	eventually(t, "the name to be free", 10*time.Second, func() bool {
+		r := w.run("wake", "--consumer", "agent", "--run", run)
+		if r.code == 0 {
+			w.run("bg", "kill", strings.TrimSpace(r.stdout))
+		}
+		return r.code == 0
+	})
 }

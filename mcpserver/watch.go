@@ -101,6 +101,9 @@ func (s *Server) watchCreate(ctx context.Context, in watch.Request) toolResult {
 	if c.ConditionNote != "" {
 		text += "\nWarning: " + c.ConditionNote + "."
 	}
+	if c.Warning != "" {
+		text += "\nWarning: " + c.Warning + "."
+	}
 	return toolResult{text: text}
 }
 

@@ -151,3 +151,26 @@ func TestWebhookThroughMCPHidesTheSecret(t *testing.T) {
 	}
 	call(t, a, "watch_delete", map[string]any{"id": "w1"})
 }
+
+// watch_create on a file in a directory every user can write says so in
+// its result, as the CLI does.
+func TestWatchCreateWarnsOfSharedDirectory(t *testing.T) {
+	w := newWorld(t)
+	a := w.connect()
+	shared := filepath.Join(w.dir, "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(shared, "status.txt")
+	if err := os.WriteFile(path, []byte("building"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, a, "watch_create", map[string]any{"kind": "file", "target": path})
+	if r.isError || !strings.Contains(r.text, "Warning: every user can write "+shared) {
+		t.Errorf("watch_create in a 1777 directory: %+v; want a warning that names it", r)
+	}
+	call(t, a, "watch_delete", map[string]any{"id": "w1"})
+}

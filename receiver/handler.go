@@ -196,7 +196,7 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", link.RatePerMin))
 		return
 	}
-	d := watch.Delivery{ID: deliveryID(req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
+	d := watch.Delivery{ID: deliveryID(link.Signature, req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
 	dup, err := r.store.AcceptDelivery(id, d, now)
 	switch {
 	case errors.Is(err, watch.ErrLinkClosed):
@@ -220,20 +220,43 @@ func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {
 	refusal(w, http.StatusTooManyRequests, fmt.Sprintf("%s; retry after %d s", msg, secs))
 }
 
-// deliveryID is what makes a delivery the same as another: the sender's
-// own id (Idempotency-Key, webhook-id, X-GitHub-Delivery), else the body.
-func deliveryID(h http.Header, body []byte) string {
-	for _, name := range []string{"Idempotency-Key", webhooksig.HeaderID, "X-GitHub-Delivery"} {
-		if v := strings.TrimSpace(h.Get(name)); v != "" {
-			if len(v) > 200 {
-				sum := sha256.Sum256([]byte(v))
-				v = "sha256:" + hex.EncodeToString(sum[:])
+// deliveryID is what makes a delivery the same as another. Under a
+// signature only what is signed may name it, so a captured delivery
+// replayed with fresh unsigned headers is still the one delivery:
+//   - standard_webhooks signs its webhook-id (with the timestamp and the
+//     body), so that is the id; a replay outside webhooksig.Tolerance is
+//     refused before this;
+//   - github and hmac_sha256 sign the body only (X-GitHub-Delivery is not
+//     signed), so the signed body is the id, remembered as long as a
+//     sender's id (see watch.Delivery);
+//   - unsigned, nothing is proven, and the sender's own id
+//     (Idempotency-Key, webhook-id, X-GitHub-Delivery) names it, else the
+//     body.
+func deliveryID(scheme string, h http.Header, body []byte) string {
+	switch scheme {
+	case webhooksig.StandardWebhooks:
+		return "id:" + clipID(h.Get(webhooksig.HeaderID))
+	case "":
+		for _, name := range []string{"Idempotency-Key", webhooksig.HeaderID, "X-GitHub-Delivery"} {
+			if v := strings.TrimSpace(h.Get(name)); v != "" {
+				return "id:" + clipID(v)
 			}
-			return "id:" + v
 		}
+		sum := sha256.Sum256(body)
+		return "body:" + hex.EncodeToString(sum[:])
+	default:
+		sum := sha256.Sum256(body)
+		return "signed:" + hex.EncodeToString(sum[:])
 	}
-	sum := sha256.Sum256(body)
-	return "body:" + hex.EncodeToString(sum[:])
+}
+
+// clipID keeps a long id short: its hash.
+func clipID(v string) string {
+	if len(v) > 200 {
+		sum := sha256.Sum256([]byte(v))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return v
 }
 
 func clip(s string) string {

@@ -183,6 +183,60 @@ func TestDedupeHeaders(t *testing.T) {
 	}
 }
 
+// A captured signed delivery replayed with fresh unsigned ids is still
+// one delivery: an unsigned header (Idempotency-Key, X-GitHub-Delivery)
+// never widens a signed delivery's identity. Standard Webhooks signs its
+// webhook-id, so that is the identity (a replay outside the tolerance is
+// refused by its timestamp); GitHub's and X-Signature's signatures cover
+// the body only, so the signed body is the identity, remembered as long as
+// a sender's id.
+func TestSignedIdentityIgnoresUnsignedIDs(t *testing.T) {
+	l := newLab(t)
+	t0 := time.Now()
+	l.setNow(t0)
+
+	id, url := l.link(watch.Request{Signature: webhooksig.StandardWebhooks})
+	body := `{"type":"invoice.paid"}`
+	captured := signed(t, webhooksig.StandardWebhooks, l.secret(id), "msg_1", t0, body)
+	for i := range 4 {
+		h := captured.Clone()
+		h.Set("Idempotency-Key", "fresh-"+strconv.Itoa(i))
+		if a := post(t, url, h, body); a.code != http.StatusAccepted {
+			t.Fatalf("replay %d: %d %s", i, a.code, a.body)
+		}
+	}
+	if n := l.inbox(id); n != 1 {
+		t.Errorf("standard_webhooks: one message replayed with 4 fresh Idempotency-Keys stored %d, want 1", n)
+	}
+
+	for _, scheme := range []string{webhooksig.GitHub, webhooksig.HMACSHA256} {
+		id, url := l.link(watch.Request{Signature: scheme})
+		body := `{"action":"completed","run":7}`
+		captured := signed(t, scheme, l.secret(id), "", t0, body)
+		for i := range 4 {
+			// Later than the unsigned body window: a signed body is
+			// remembered as long as an id is.
+			l.setNow(t0.Add(time.Duration(i) * (watch.BodyDedupeWindow + time.Minute)))
+			h := captured.Clone()
+			h.Set("X-GitHub-Delivery", "guid-"+strconv.Itoa(i))
+			h.Set("Idempotency-Key", "key-"+strconv.Itoa(i))
+			if a := post(t, url, h, body); a.code != http.StatusAccepted {
+				t.Fatalf("%s replay %d: %d %s", scheme, i, a.code, a.body)
+			}
+		}
+		if n := l.inbox(id); n != 1 {
+			t.Errorf("%s: one signed body replayed with fresh delivery ids stored %d, want 1", scheme, n)
+		}
+		// A different signed body is a different delivery.
+		other := `{"action":"completed","run":8}`
+		want(t, post(t, url, signed(t, scheme, l.secret(id), "", t0, other), other), http.StatusAccepted, `"accepted":true`)
+		if n := l.inbox(id); n != 2 {
+			t.Errorf("%s: a second body stored %d in all, want 2", scheme, n)
+		}
+		l.setNow(t0)
+	}
+}
+
 // Without an id, the same body counts once within ten minutes.
 func TestSameBodyWithinTenMinutes(t *testing.T) {
 	l := newLab(t)

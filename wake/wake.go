@@ -18,6 +18,9 @@
 //     handled → the cursor moves; otherwise, or without --seen, the batch is
 //     handed over again (at-least-once).
 //
+// One worker holds a consumer name at a time, across processes (Claim):
+// a second is refused, naming the first's pid.
+//
 // A wake worker is itself a background task; the end of one (a kill -9, a
 // bg kill) is the waker's own noise and is never handed to an agent.
 package wake
@@ -177,8 +180,80 @@ func (w *Worker) settle(last int64) error {
 	return w.clear()
 }
 
-// Loop hands batches over until ctx ends.
+// ErrHeld: another wake worker holds the consumer name.
+var ErrHeld = errors.New("another wake worker holds this consumer")
+
+// holdPath is the consumer's worker lock; it holds the holder's pid.
+func holdPath(reg *bgtasks.Registry, consumer string) string {
+	return filepath.Join(reg.Home(), "wake", consumer+".worker")
+}
+
+// heldError names the worker that holds consumer.
+func heldError(reg *bgtasks.Registry, consumer string) error {
+	who := "a process whose pid it has not written yet"
+	if b, err := os.ReadFile(holdPath(reg, consumer)); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			who = "pid " + strconv.Itoa(pid)
+		}
+	}
+	return fmt.Errorf("%w: consumer %q is already handed its events by a wake worker (%s); one worker per consumer name, since two would each hand every batch over: stop it (`hangdog bg ls` lists it, `hangdog bg kill ID`) or use another --consumer", ErrHeld, consumer, who)
+}
+
+// Claim takes the consumer name for this process's worker until release
+// (or the process's end: the kernel drops the flock on <home>/wake/
+// <consumer>.worker even after a kill -9). A name held by another worker,
+// in any process, is refused with ErrHeld naming its pid rather than
+// waited for: hangdog wake starts its worker in the background, and a
+// second worker waiting there would look like one that works while it
+// hands nothing over, then take over unseen, perhaps with another --run.
+func Claim(reg *bgtasks.Registry, consumer string) (release func(), err error) {
+	path := holdPath(reg, consumer)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("wake directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the wake worker lock: %w", err)
+	}
+	ok, err := safefile.TryLock(f)
+	if err != nil || !ok {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, heldError(reg, consumer)
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.WriteAt(pid, 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write the wake worker lock: %w", err)
+	}
+	return func() { _ = f.Truncate(0); f.Close() }, nil
+}
+
+// Holder says, before a worker is started, whether the consumer name is
+// free (nil) or which worker holds it (ErrHeld).
+func Holder(reg *bgtasks.Registry, consumer string) error {
+	release, err := Claim(reg, consumer)
+	if err != nil {
+		return err
+	}
+	release()
+	return nil
+}
+
+// Loop hands batches over until ctx ends, holding the consumer name
+// (Claim) throughout.
 func (w *Worker) Loop(ctx context.Context) error {
+	release, err := Claim(w.Reg, w.Consumer)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := os.MkdirAll(filepath.Dir(w.recordPath()), 0o700); err != nil {
 		return fmt.Errorf("wake directory: %w", err)
 	}

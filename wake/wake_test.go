@@ -238,3 +238,34 @@ func writeFile(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// Two workers started with one consumer name: the second refuses, naming
+// the first's pid, so 30 events are handed over 30 times, not 55; once the
+// first is killed -9 (the kernel drops its lock) another takes over.
+func TestWakeOneWorkerPerConsumerAcrossProcesses(t *testing.T) {
+	w := newWorld(t)
+	first := w.start(false) // registered: it holds the consumer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	second.Env = append(os.Environ(), "WAKE_TEST_HELPER=1", "WAKE_TEST_HOME="+w.reg.Home(), "WAKE_TEST_RUN="+w.run)
+	out, err := second.CombinedOutput()
+	if code := second.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), fmt.Sprintf("pid %d", first.Process.Pid)) {
+		t.Errorf("a second worker for the consumer: exit %d (%v), %q; want a refusal naming pid %d", code, err, out, first.Process.Pid)
+	}
+	var seqs []int64
+	for i := range 30 {
+		seqs = append(seqs, w.event(fmt.Sprint("e", i)))
+	}
+	last := seqs[len(seqs)-1]
+	w.waitFor("all 30 events", func() bool { return w.count(last) >= 1 })
+	for _, seq := range seqs {
+		if n := w.count(seq); n != 1 {
+			t.Errorf("event #%d handed over %d times, want once", seq, n)
+		}
+	}
+	kill9(t, first)
+	w.start(false)
+	e := w.event("after the first worker died")
+	w.waitFor("the next worker to hand over", func() bool { return w.count(e) == 1 })
+}

@@ -157,7 +157,7 @@ func (s *Store) CreateApproval(q *ApprovalRequest, owner, project string) (*Watc
 	if err != nil {
 		return nil, "", err
 	}
-	return &Watcher{spec, st}, token, nil
+	return &Watcher{Spec: spec, State: st}, token, nil
 }
 
 // Decision is what a person chose on the approval page.

@@ -13,6 +13,9 @@ type Created struct {
 	// Baseline is the first check's reading ("currently 95.1"), or why
 	// there is none yet (the source was unreachable).
 	Baseline string `json:"baseline"`
+	// Warning, when set, says what the user should know of the target:
+	// other users can change the watched file.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Create validates the request, takes the baseline (the first check, which
@@ -61,7 +64,11 @@ func (s *Store) Create(ctx context.Context, q *Request, owner, project string) (
 	if _, err := s.add(spec, st); err != nil {
 		return nil, err
 	}
-	return &Created{Watcher: &Watcher{spec, st}, Baseline: base}, nil
+	out := &Created{Watcher: &Watcher{Spec: spec, State: st}, Baseline: base}
+	if w, ok := src.(interface{ warning() string }); ok {
+		out.Warning = w.warning()
+	}
+	return out, nil
 }
 
 // baseline records an observation as the state to compare against, and

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,99 @@ func TestFileRunnerWaitsForAWriteInPiecesToSettle(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// Another user who can write the watched directory plants a symlink to
+// one of the user's private files: the watcher does not follow it, so the
+// file's content never goes into a fire. The user's own link is followed,
+// and a create in a directory others can write says so. Real files and
+// links; the planted link is given to uid 65534 (nobody), so the test runs
+// as root.
+func TestFileNeverFollowsAnotherUsersSymlink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a link to another user needs root")
+	}
+	const secret = "root:$6$Xy3secretHASH:19000:0:99999:7:::"
+	private := filepath.Join(t.TempDir(), "shadow")
+	writeFile(t, private, secret)
+	if err := os.Chmod(private, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shared := t.TempDir()
+	if err := os.Chmod(shared, 0o1777); err != nil { // as /tmp is
+		t.Fatal(err)
+	}
+	s := newStore(t)
+
+	// A watcher on a file that other users can replace is told so.
+	notes := filepath.Join(shared, "notes.txt")
+	writeFile(t, notes, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: notes}, "o")
+	if !strings.Contains(c.Warning, "every user can write "+shared) {
+		t.Errorf("create in a 1777 directory: warning %q, want it to say every user can write %s", c.Warning, shared)
+	}
+	// The file is replaced by another user's link to the private file.
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(private, notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(notes, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	tick(t, r)
+	for _, e := range events(t, s, c.Spec.ID, bgtasks.EventWatchFired) {
+		if strings.Contains(e.Payload, "secretHASH") {
+			t.Fatalf("a fire holds the private file's content: %q", e.Payload)
+		}
+	}
+	if st := state(t, s, c.Spec.ID); strings.Contains(st.Value, "secretHASH") || !strings.Contains(st.LastError, "owned by another user (uid 65534)") {
+		t.Errorf("after the planted link: value %q, last error %q; want no content and the link refused", st.Value, st.LastError)
+	}
+	// Created on the planted link: refused, nothing created.
+	if _, err := s.Create(context.Background(), &Request{Kind: KindFile, Target: notes}, "o", ""); err == nil || !strings.Contains(err.Error(), "owned by another user") {
+		t.Errorf("create on another user's link: %v, want it refused", err)
+	}
+
+	// The user's own link (in a private directory: no warning) is followed.
+	own := filepath.Join(t.TempDir(), "mine.txt")
+	if err := os.Symlink(private, own); err != nil {
+		t.Fatal(err)
+	}
+	c2 := create(t, s, &Request{Kind: KindFile, Target: own}, "o")
+	if !strings.Contains(c2.Baseline, "secretHASH") || c2.Warning != "" {
+		t.Errorf("the user's own link: baseline %q, warning %q; want the file read and no warning", c2.Baseline, c2.Warning)
+	}
+}
+
+// A runner whose watcher's state.json is damaged stops (the watcher is
+// listed as damaged and can only be removed), rather than erring on every
+// check.
+func TestRunnerStopsOnADamagedWatcher(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path}, "o")
+	if err := os.WriteFile(filepath.Join(s.watcherDir(c.Spec.ID), "state.json"), []byte(`{"checks": 3, "pa`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := (&Runner{Store: s, ID: c.Spec.ID}).Tick(context.Background())
+	if !stop || err != nil {
+		t.Errorf("a tick of a damaged watcher: stop %v, %v; want it to stop quietly", stop, err)
+	}
+	w, err := s.Get(c.Spec.ID, "o")
+	if err != nil || !strings.Contains(w.Damaged, "state.json is damaged") || !w.State.Paused || w.Spec.Target != path {
+		t.Errorf("the damaged watcher: %+v %v; want it listed as damaged with its spec", w, err)
+	}
+	if _, err := s.Resume(c.Spec.ID, "o"); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "hangdog watch rm "+c.Spec.ID) {
+		t.Errorf("resume of a damaged watcher: %v; want ErrDamaged saying how to remove it", err)
+	}
+	if _, err := s.Delete(c.Spec.ID, "other"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("delete by another owner: %v, want not found", err)
+	}
+	if _, err := s.Delete(c.Spec.ID, "o"); err != nil {
+		t.Errorf("delete of a damaged watcher: %v", err)
+	}
 }

@@ -3,9 +3,12 @@ package watch
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -49,15 +52,8 @@ func (c *commandSource) Observe(ctx context.Context, last *State) (*Observation,
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", c.command)
-	cmd.Env = append(os.Environ(), CursorEnv+"="+string(cursor))
-	// Its own process group, so a timeout kills what it started too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitWriter{&out, maxBody}, &limitWriter{&errb, 8 << 10}
-	err := cmd.Run()
+	err := runCheck(ctx, c.command, CursorEnv+"="+string(cursor), &limitWriter{&out, maxBody}, &limitWriter{&errb, 8 << 10})
 	fail := func(why string) (*Observation, error) {
 		if c.strict {
 			return nil, fmt.Errorf("command watcher: %s", why)
@@ -100,6 +96,82 @@ func (c *commandSource) Observe(ctx context.Context, last *State) (*Observation,
 	}
 	obs.Text = obs.Payload
 	return obs, nil
+}
+
+// checkMarkEnv marks every process of one check in its environment, so
+// that endCheckTree finds those that left its process group.
+const checkMarkEnv = "HANGDOG_WATCH_CHECK"
+
+// outputGrace bounds the wait for a check's output once its tree is
+// killed: only a process that escaped the kill can hold the pipes longer.
+const outputGrace = time.Second
+
+// runCheck runs one check of command and ends its whole process tree with
+// it (endCheckTree), whether it exits, fails or times out: a check that
+// leaves a process behind would leave one per check, for the watcher's
+// life and after. Its output is read through pipes of its own, so its
+// exit is seen at once even while a descendant still holds them.
+func runCheck(ctx context.Context, command, env string, stdout, stderr io.Writer) error {
+	var mark [16]byte
+	if _, err := rand.Read(mark[:]); err != nil {
+		return fmt.Errorf("mark the check: %w", err)
+	}
+	markHex := hex.EncodeToString(mark[:])
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd.Env = append(os.Environ(), env, checkMarkEnv+"="+markHex)
+	// Its own process group, so a timeout kills what it started too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("command watcher: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return fmt.Errorf("command watcher: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return err
+	}
+	// Read before Wait: bash is at least a zombie until then.
+	since := procStartTicks(cmd.Process.Pid)
+	done := make(chan struct{}, 2)
+	for _, p := range []struct {
+		r *os.File
+		w io.Writer
+	}{{outR, stdout}, {errR, stderr}} {
+		go func() {
+			_, _ = io.Copy(p.w, p.r)
+			done <- struct{}{}
+		}()
+	}
+	err = cmd.Wait()
+	endCheckTree(cmd.Process.Pid, markHex, since)
+	grace := time.NewTimer(outputGrace)
+	defer grace.Stop()
+	for range 2 {
+		select {
+		case <-done:
+		case <-grace.C:
+			// An escaped process holds a pipe: closing the read ends
+			// ends the copies.
+			outR.Close()
+			errR.Close()
+			<-done
+		}
+	}
+	outR.Close()
+	errR.Close()
+	return err
 }
 
 func payloadText(p json.RawMessage) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -238,5 +239,52 @@ func TestProcessByName(t *testing.T) {
 	fired := events(t, s, c.Spec.ID, bgtasks.EventWatchFired)
 	if len(fired) != 1 || !strings.Contains(fired[0].Reason, "now alive") || !strings.Contains(fired[0].Payload, fmt.Sprint(cmd.Process.Pid)) {
 		t.Fatalf("fires %+v: want one saying it is alive, with its pid", fired)
+	}
+}
+
+// A command watcher's check ends with its whole process tree: a child in
+// the background, one in a session of its own (setsid) and a daemon
+// double-forked out of one, each holding stdout or not, are gone when the
+// check returns — at create (the baseline) and at every tick — and the
+// check's answer is not held up by a descendant keeping its stdout open.
+func TestCommandCheckEndsItsWholeProcessTree(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	script := `sleep 300 & echo $! >> ` + pids + `
+setsid sleep 301 & echo $! >> ` + pids + `
+setsid bash -c 'sleep 302 </dev/null >/dev/null 2>&1 & echo $! >> ` + pids + `' </dev/null >/dev/null 2>&1
+setsid sleep 303 >/dev/null 2>&1 </dev/null & echo $! >> ` + pids + `
+echo '{"outcome":"idle"}'`
+	leftovers := func(when string) {
+		t.Helper()
+		b, err := os.ReadFile(pids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Fields(string(b))
+		if len(lines) != 4 {
+			t.Fatalf("%s: the command recorded %d pids, want 4: %q", when, len(lines), b)
+		}
+		for _, l := range lines {
+			pid, _ := strconv.Atoi(l)
+			if !bgtasks.ProcGone(pid, 0) {
+				cmdline, _ := os.ReadFile("/proc/" + l + "/cmdline")
+				t.Errorf("%s: pid %s (%q) outlived its check", when, l, cmdline)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		os.Remove(pids)
+	}
+	start := time.Now()
+	c := create(t, s, &Request{Kind: KindCommand, Target: script}, "o")
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("create took %v: the check waited on a descendant holding its stdout", d)
+	}
+	leftovers("after create")
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	for i := range 2 {
+		tick(t, r)
+		leftovers(fmt.Sprintf("after tick %d", i+1))
 	}
 }

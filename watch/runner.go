@@ -206,6 +206,10 @@ func (r *Runner) stopped() (bool, error) {
 		r.logf("deleted; stopping")
 		return true, nil
 	}
+	if errors.Is(err, ErrDamaged) {
+		r.logf("%v; stopping", err)
+		return true, nil
+	}
 	if paused {
 		r.logf("paused; stopping")
 	}
@@ -221,7 +225,14 @@ func (r *Runner) stopped() (bool, error) {
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 	r.awaiting = false
 	var kind string
-	if err := r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil }); errors.Is(err, ErrNotFound) {
+	err = r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil })
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return true, nil
+	case errors.Is(err, ErrDamaged):
+		// Nothing can be checked or recorded; the watcher is listed as
+		// damaged, for the person to remove.
+		r.logf("%v; stopping", err)
 		return true, nil
 	}
 	if kind == KindWebhook {

@@ -151,6 +151,9 @@ type Spec struct {
 // rawLabel is the watcher in a few words, secrets and all; Label is what
 // may be shown.
 func (s *Spec) rawLabel() string {
+	if s.Kind == "" { // a damaged watcher's stand-in (damaged.go)
+		return s.Target
+	}
 	if s.Kind == KindWebhook {
 		return s.webhookLabel()
 	}

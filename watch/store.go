@@ -64,6 +64,9 @@ type State struct {
 type Watcher struct {
 	Spec  *Spec  `json:"spec"`
 	State *State `json:"state"`
+	// Damaged says which of its files could not be decoded (ErrDamaged);
+	// such a watcher is stopped and can only be removed.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // maxKeys bounds the remembered item keys; the oldest go first.
@@ -123,7 +126,7 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return &decodeError{path, err}
 	}
 	return nil
 }
@@ -135,13 +138,20 @@ func (s *Store) load(id string) (*Spec, *State, error) {
 	var spec Spec
 	var st State
 	dir := s.watcherDir(id)
+	var de *decodeError
 	if err := readJSON(filepath.Join(dir, "spec.json"), &spec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 		}
+		if errors.As(err, &de) {
+			return nil, nil, &damagedError{id: id, file: "spec.json", cause: de.err}
+		}
 		return nil, nil, err
 	}
 	if err := readJSON(filepath.Join(dir, "state.json"), &st); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if errors.As(err, &de) {
+			return nil, nil, &damagedError{id: id, file: "state.json", cause: de.err, spec: &spec}
+		}
 		return nil, nil, err
 	}
 	return &spec, &st, nil
@@ -186,27 +196,21 @@ func (s *Store) read(id string, fn func(*Spec, *State) error) error {
 	return err
 }
 
-// Get returns the watcher if owner may see it.
+// Get returns the watcher if owner may see it (a damaged one too).
 func (s *Store) Get(id, owner string) (*Watcher, error) {
-	spec, st, err := s.load(id)
+	w, err := s.loadWatcher(id)
 	if err != nil {
 		return nil, err
 	}
-	if spec.Owner != owner {
+	if w.Spec.Owner != owner {
 		return nil, fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 	}
-	return &Watcher{spec, st}, nil
+	return w, nil
 }
 
 // Lookup returns the watcher whoever owns it, for a caller the owner check
 // does not apply to (a person at a terminal: watchctl.Caller).
-func (s *Store) Lookup(id string) (*Watcher, error) {
-	spec, st, err := s.load(id)
-	if err != nil {
-		return nil, err
-	}
-	return &Watcher{spec, st}, nil
-}
+func (s *Store) Lookup(id string) (*Watcher, error) { return s.loadWatcher(id) }
 
 // TaskLabel is how the watcher's task is listed (`bg ls`, the shell's /bg):
 // "watch w3: file /tmp/x (changed)", not the runner's command line.
@@ -218,7 +222,8 @@ func (s *Store) TaskLabel(id string) string {
 	return "watch " + id + ": " + spec.Label()
 }
 
-// List returns the watchers the scope sees, oldest first.
+// List returns the watchers the scope sees, oldest first; a damaged one
+// is listed as such.
 func (s *Store) List(scope bgtasks.Scope) ([]*Watcher, error) {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -229,12 +234,12 @@ func (s *Store) List(scope bgtasks.Scope) ([]*Watcher, error) {
 		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
-		spec, st, err := s.load(e.Name())
+		w, err := s.loadWatcher(e.Name())
 		if err != nil {
 			continue // deleted meanwhile, or half-created
 		}
-		if scope.Sees(spec.Owner, spec.Project) {
-			out = append(out, &Watcher{spec, st})
+		if scope.Sees(w.Spec.Owner, w.Spec.Project) {
+			out = append(out, w)
 		}
 	}
 	slices.SortFunc(out, func(a, b *Watcher) int {
@@ -315,15 +320,19 @@ func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (str
 }
 
 // Pause stops the watcher with a reason (its runner sees the state change
-// and exits); only the owner may.
+// and exits); only the owner may. A damaged watcher is stopped already.
 func (s *Store) Pause(id, owner, reason string) error {
-	return s.owned(id, owner, func(_ *Spec, st *State) error {
+	err := s.owned(id, owner, func(_ *Spec, st *State) error {
 		if st.Paused {
 			return errSkipWrite
 		}
 		pause(st, orElse(reason, "paused by its owner"), time.Now())
 		return nil
 	})
+	if errors.Is(err, ErrDamaged) {
+		return nil
+	}
+	return err
 }
 
 // Resume clears the pause and its reason, keeping the fires used; the
@@ -333,7 +342,7 @@ func (s *Store) Resume(id, owner string) (*Watcher, error) {
 	var w *Watcher
 	err := safefile.WithLock(filepath.Join(s.dir, "lock"), func() error {
 		return s.owned(id, owner, func(spec *Spec, st *State) error {
-			w = &Watcher{spec, st}
+			w = &Watcher{Spec: spec, State: st}
 			if !st.Paused {
 				return errSkipWrite
 			}
@@ -354,11 +363,11 @@ func (s *Store) Resume(id, owner string) (*Watcher, error) {
 	return w, err
 }
 
-// Delete removes the watcher; its runner sees the directory go and exits.
+// Delete removes the watcher, a damaged one too; its runner sees the
+// directory go and exits.
 func (s *Store) Delete(id, owner string) (*Watcher, error) {
 	var w *Watcher
-	err := s.owned(id, owner, func(spec *Spec, st *State) error {
-		w = &Watcher{spec, st}
+	remove := func() error {
 		gone := filepath.Join(s.dir, ".removing-"+id)
 		if err := os.Rename(s.watcherDir(id), gone); err != nil {
 			return fmt.Errorf("delete watcher %s: %w", id, err)
@@ -367,7 +376,16 @@ func (s *Store) Delete(id, owner string) (*Watcher, error) {
 			return fmt.Errorf("delete watcher %s: %w", id, err)
 		}
 		return errDeleted
+	}
+	err := s.owned(id, owner, func(spec *Spec, st *State) error {
+		w = &Watcher{Spec: spec, State: st}
+		return remove()
 	})
+	var de *damagedError
+	if errors.As(err, &de) { // owned checked the owner
+		w = s.damaged(de)
+		err = safefile.WithLock(filepath.Join(s.watcherDir(id), "lock"), remove)
+	}
 	if errors.Is(err, errDeleted) {
 		return w, nil
 	}
@@ -382,6 +400,8 @@ func (s *Store) SetTask(id, taskID string) error {
 }
 
 // owned is update for the owner only; an errSkipWrite from fn is success.
+// A damaged watcher is its owner's damagedError (the owner read from the
+// spec, when that is what survived), anyone else's ErrNotFound.
 func (s *Store) owned(id, owner string, fn func(*Spec, *State) error) error {
 	err := s.update(id, func(spec *Spec, st *State) error {
 		if spec.Owner != owner {
@@ -391,6 +411,10 @@ func (s *Store) owned(id, owner string, fn func(*Spec, *State) error) error {
 	})
 	if errors.Is(err, errSkipWrite) {
 		return nil
+	}
+	var de *damagedError
+	if errors.As(err, &de) && s.damaged(de).Spec.Owner != owner {
+		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 	}
 	return err
 }

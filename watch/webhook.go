@@ -225,7 +225,7 @@ func (s *Store) createWebhook(spec *Spec, q *Request) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Created{Watcher: &Watcher{spec, st}, Baseline: "waiting for deliveries"}, nil
+	return &Created{Watcher: &Watcher{Spec: spec, State: st}, Baseline: "waiting for deliveries"}, nil
 }
 
 // LinkSecret reads a signed link's secret: for the receiver (which checks

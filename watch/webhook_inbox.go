@@ -17,9 +17,11 @@ import (
 )
 
 // Dedupe windows. A delivery with an id of its own (Idempotency-Key,
-// webhook-id, X-GitHub-Delivery) is stored once for as long as its id is
-// remembered: senders retry for hours, some for days. Without one, the
-// same body counts once within BodyDedupeWindow.
+// webhook-id, X-GitHub-Delivery), or a body under a signature that covers
+// the body only, is stored once for as long as its id is remembered:
+// senders retry for hours, some for days, and a captured signed body may
+// be replayed as long. Without either, the same body counts once within
+// BodyDedupeWindow.
 const (
 	BodyDedupeWindow = 10 * time.Minute
 	idDedupeWindow   = 7 * 24 * time.Hour
@@ -35,7 +37,8 @@ var ErrLinkClosed = errors.New("link closed")
 
 // Delivery is one POST the receiver verified and is about to store.
 type Delivery struct {
-	// ID is what dedupes it: "id:<the sender's id>" or "body:<sha256>".
+	// ID is what dedupes it: "id:<the sender's id>", "signed:<sha256 of a
+	// signed body>" (remembered as long as an id) or "body:<sha256>".
 	ID          string
 	Event       string // X-GitHub-Event, when sent
 	ContentType string
@@ -157,7 +160,8 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 }
 
 // seenKey is what the dedupe record keeps of a delivery id, and what its
-// inbox file is named by: "i" (a sender's id) or "b" (a body) and a hash.
+// inbox file is named by: "i" (a sender's id or a signed body: the id
+// window) or "b" (an unsigned body: the body window) and a hash.
 // A hash, so a stored delivery's file name says which delivery it is.
 func seenKey(deliveryID string) string {
 	kind := "i"

@@ -318,10 +318,12 @@ func (s *Service) Running(w *watch.Watcher) bool {
 	return !t.State().Ended()
 }
 
-// State is a watcher's state in a word: paused, stopped (its task is not
-// running) or active.
+// State is a watcher's state in a word: damaged (its files cannot be
+// read), paused, stopped (its task is not running) or active.
 func (s *Service) State(w *watch.Watcher) string {
 	switch {
+	case w.Damaged != "":
+		return "damaged"
 	case w.State.Paused:
 		return "paused"
 	case !s.Running(w):

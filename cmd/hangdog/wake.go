@@ -66,6 +66,11 @@ moves past the others).`,
 				return err
 			}
 			if !here {
+				// Refused here, where the user sees it, not in the
+				// background task (which claims the name for its life).
+				if err := wake.Holder(reg, consumer); err != nil {
+					return err
+				}
 				return startWakeTask(reg, cmd, consumer, run, seen, mine)
 			}
 			w := &wake.Worker{Reg: reg, Consumer: consumer, Run: run, Seen: seen, Log: os.Stdout, Scope: bgtasks.Scope{All: true},

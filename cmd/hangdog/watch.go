@@ -208,11 +208,14 @@ create and resume.`,
 			if c.ConditionNote != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", c.ConditionNote)
 			}
+			if c.Warning != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "hangdog: warning: %s\n", plain(c.Warning))
+			}
 			if c.Link != nil {
 				return printLinkCreated(cmd, c, asJSON)
 			}
 			if asJSON {
-				return printCreatedJSON(cmd, map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "task_id": c.TaskID, "spec": c.Spec, "state": c.State}, c.TaskErr)
+				return printCreatedJSON(cmd, map[string]any{"id": c.Spec.ID, "baseline": c.Baseline, "warning": c.Warning, "task_id": c.TaskID, "spec": c.Spec, "state": c.State}, c.TaskErr)
 			}
 			if c.TaskErr != nil {
 				return taskDidNotStart(c)
