@@ -17,9 +17,28 @@ func (e *env) runJSON(t *testing.T, dir string, args ...string) runReport {
 	r := e.runIn(dir, append([]string{"run", "--json"}, args...)...)
 	var rep runReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("run --json %q: %v\n%s", args, err, r.stdout)
+		t.Fatalf("run --json %q: %v\n%s\n%s", args, err, r.stdout, e.lastTaskChecks())
 	}
 	return rep
+}
+
+// lastTaskChecks is what the newest task's watchdog saw (its check record
+// and `bg ls`), for a failure's message: a run that neither ended nor was
+// detached says why here.
+func (e *env) lastTaskChecks() string {
+	ls := e.run("bg", "ls", "--all", "--json")
+	var tasks []lsTask
+	if json.Unmarshal([]byte(ls.stdout), &tasks) != nil || len(tasks) == 0 {
+		return "bg ls: " + ls.stdout + ls.stderr
+	}
+	newest := tasks[0]
+	for _, task := range tasks {
+		if len(task.ID) > len(newest.ID) || (len(task.ID) == len(newest.ID) && task.ID > newest.ID) {
+			newest = task
+		}
+	}
+	log := e.run("log", "--task", newest.ID)
+	return fmt.Sprintf("task %s (%s, %s); its checks:\n%s%s", newest.ID, newest.State, newest.Mode, log.stdout, log.stderr)
 }
 
 // repoWithCommits makes a git repository of n commits at once, with
