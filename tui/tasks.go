@@ -78,6 +78,9 @@ func (v *tasksView) readChecks(reg *bgtasks.Registry) tea.Cmd {
 }
 
 func (v *tasksView) updateChecks(msg tasksChecksMsg) {
+	if t := v.selected(); t == nil || t.ID != msg.id {
+		return // read for a task selected before: its reads may land out of order
+	}
 	v.checksOf, v.checks, v.checksErr = msg.id, msg.lines, ""
 	if msg.err != nil {
 		v.checksErr = msg.err.Error()

@@ -142,3 +142,18 @@ func TestTasksViewChecksPaneFits(t *testing.T) {
 		t.Errorf("the checks take %d rows, want 1 to %d:\n%s", pane, maxChecksRows, frame)
 	}
 }
+
+// Checks read for a task selected earlier may land after those of the task
+// selected now: they are not shown for it.
+func TestTasksViewChecksOfAnEarlierSelectionAreDropped(t *testing.T) {
+	task := func(id string) *bgtasks.Task {
+		return &bgtasks.Task{Meta: bgtasks.Meta{ID: id, Command: "cmd", Mode: bgtasks.Background, State: bgtasks.Running, Started: time.Now()}}
+	}
+	v := tasksView{tasks: []*bgtasks.Task{task("t1"), task("t2")}, sel: 1}
+	v.updateChecks(tasksChecksMsg{id: "t2", lines: []string{"check=7 of-t2"}})
+	v.updateChecks(tasksChecksMsg{id: "t1", lines: []string{"check=3 of-t1"}})
+	frame := ansi.Strip(v.view(100, 30, "BAR"))
+	if !strings.Contains(frame, "of-t2") || strings.Contains(frame, "of-t1") {
+		t.Errorf("t2 selected, t1's checks read last: want t2's shown\n%s", frame)
+	}
+}
