@@ -63,6 +63,9 @@ func (c *CheckRecords) Last() string {
 	return c.lines[len(c.lines)-1]
 }
 
+// NoChecks says why a task has no checks to show.
+const NoChecks = "no watchdog checks: it ended before its first check, or the watchdog does not watch it"
+
 // ReadChecks is task id's last watchdog checks, oldest first; none (and no
 // error) for a task the watchdog never checked.
 func (r *Registry) ReadChecks(id string) ([]string, error) {

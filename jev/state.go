@@ -94,6 +94,11 @@ func (s State) Fingerprint() string {
 		field("listen", sortedJoin(s.Listening))
 		field("connect", sortedJoin(s.Connecting))
 		field("established", countBucket(s.Established))
+		peer := -1 // no request awaits an answer
+		if s.PeerSilent > 0 {
+			peer = timeBucket(s.PeerSilent)
+		}
+		field("peersilent", peer)
 	}
 	h := fnv.New64a()
 	h.Write([]byte(b.String()))

@@ -343,6 +343,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.mouse(msg)
 	case tasksListMsg:
 		m.tasks.update(msg)
+		// The selection may have moved to another task, or its checks
+		// grown since: read them again with every listing.
+		return m, m.tasks.readChecks(m.reg)
+	case tasksChecksMsg:
+		m.tasks.updateChecks(msg)
 		return m, nil
 	case logChunkMsg:
 		return m, m.logv.update(msg, m.reg)

@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/keys"
@@ -46,6 +47,73 @@ type tasksView struct {
 	// selects focus (the task just moved to the background) or the top.
 	opening bool
 	focus   string
+	// checks: the watchdog's last checks of the task they were read for
+	// (checksOf), shown under the list so a detach, or none, explains
+	// itself; read through bgtasks as `hangdog log --task` reads them.
+	checks    []string
+	checksOf  string
+	checksErr string
+}
+
+// maxChecksRows is the most rows of /bg the selected task's checks take.
+const maxChecksRows = 8
+
+type tasksChecksMsg struct {
+	id    string
+	lines []string
+	err   error
+}
+
+// readChecks reads the selected task's last checks off the UI goroutine.
+func (v *tasksView) readChecks(reg *bgtasks.Registry) tea.Cmd {
+	t := v.selected()
+	if t == nil {
+		return nil
+	}
+	id := t.ID
+	return func() tea.Msg {
+		lines, err := reg.ReadChecks(id)
+		return tasksChecksMsg{id: id, lines: lines, err: err}
+	}
+}
+
+func (v *tasksView) updateChecks(msg tasksChecksMsg) {
+	if t := v.selected(); t == nil || t.ID != msg.id {
+		return // read for a task selected before: its reads may land out of order
+	}
+	v.checksOf, v.checks, v.checksErr = msg.id, msg.lines, ""
+	if msg.err != nil {
+		v.checksErr = msg.err.Error()
+	}
+}
+
+// checksPane is the selected task's last checks, newest at the bottom, each
+// wrapped to width, as many of the newest as fit in rows; nil until they
+// have been read for the selected task.
+func (v *tasksView) checksPane(width, rows int) []string {
+	t := v.selected()
+	if t == nil || t.ID != v.checksOf || rows < 2 {
+		return nil
+	}
+	head := styleMuted.Render(clip("watchdog's last checks of "+t.ID+", newest last · hangdog log --task "+t.ID, width))
+	var body []string
+	switch {
+	case v.checksErr != "":
+		body = []string{styleBad.Render(clip(termtext.OneLine(v.checksErr), width))}
+	case len(v.checks) == 0:
+		body = []string{styleMuted.Render(clip(bgtasks.NoChecks, width))}
+	}
+	for i := len(v.checks) - 1; i >= 0 && len(body) < rows-1; i-- {
+		wrapped := strings.Split(ansi.Hardwrap(termtext.OneLine(v.checks[i]), max(width, 10), true), "\n")
+		if room := rows - 1 - len(body); len(wrapped) > room {
+			if len(body) > 0 {
+				break // an older check that does not fit whole is left out
+			}
+			wrapped = wrapped[:room]
+		}
+		body = append(wrapped, body...)
+	}
+	return append([]string{head}, body...)
 }
 
 type tasksListMsg struct {
@@ -97,7 +165,8 @@ func (v *tasksView) selected() *bgtasks.Task {
 func (v *tasksView) view(width, height int, bar string) string {
 	var b strings.Builder
 	b.WriteString(styleTitle.Render("background tasks") + styleMuted.Render("  ↑↓ select · enter log · s send a line · x kill · r refresh · esc back") + "\n")
-	rows := max(height-5, 1)
+	pane := v.checksPane(max(width-2, 10), min(maxChecksRows, max(height/3, 0)))
+	rows := max(height-5-len(pane), 1)
 	start := max(0, min(v.sel-rows/2, len(v.tasks)-rows))
 	shown := v.tasks[start:min(len(v.tasks), start+rows)]
 	// The STATE column is as wide as the widest state shown ("ended by
@@ -132,8 +201,11 @@ func (v *tasksView) view(width, height int, bar string) string {
 		b.WriteString(styleMuted.Render("  no tasks yet; a command detached with Ctrl+B or /bg-detach shows up here") + "\n")
 	}
 	used := strings.Count(b.String(), "\n")
-	for ; used < height-2; used++ {
+	for ; used < height-2-len(pane); used++ {
 		b.WriteByte('\n')
+	}
+	for _, l := range pane {
+		b.WriteString("  " + l + "\n")
 	}
 	switch {
 	case v.err != "":
@@ -170,8 +242,10 @@ func (m *Model) tasksKey(k tea.KeyMsg) tea.Cmd {
 	switch keyName(k) {
 	case "up", "k":
 		v.sel = max(v.sel-1, 0)
+		return v.readChecks(m.reg)
 	case "down", "j":
 		v.sel = min(v.sel+1, max(len(v.tasks)-1, 0))
+		return v.readChecks(m.reg)
 	case "enter", "l":
 		if t := v.selected(); t != nil {
 			return m.openLog(t.ID, viewTasks)

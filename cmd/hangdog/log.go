@@ -134,7 +134,7 @@ func printTaskChecks(reg *bgtasks.Registry, debugLog, task string, w io.Writer) 
 		return err
 	}
 	if len(lines) == 0 {
-		_, err := fmt.Fprintf(w, "task %s has no watchdog checks: it ended before its first check, or the watchdog does not watch it\n", task)
+		_, err := fmt.Fprintf(w, "task %s: %s\n", task, bgtasks.NoChecks)
 		return err
 	}
 	for _, l := range lines {

@@ -45,6 +45,21 @@ func TestJudgeAsksRemoteOncePerState(t *testing.T) {
 	if v, _ = j.Ask(ctx, st); !v.RemoteAsked || rec.hits.Load() != 2 {
 		t.Errorf("changed state did not ask the remote (%d requests)", rec.hits.Load())
 	}
+
+	st.Established = 1
+	if v, _ = j.Ask(ctx, st); !v.RemoteAsked || rec.hits.Load() != 3 {
+		t.Errorf("a connection did not ask the remote again (%d requests)", rec.hits.Load())
+	}
+	// A peer turned silent is new evidence, however short the silence,
+	// and so is its silence growing.
+	st.PeerSilent = 3 * time.Second
+	if v, _ = j.Ask(ctx, st); !v.RemoteAsked || rec.hits.Load() != 4 {
+		t.Errorf("a silent peer did not ask the remote again (%d requests)", rec.hits.Load())
+	}
+	st.PeerSilent = 3 * time.Minute
+	if v, _ = j.Ask(ctx, st); !v.RemoteAsked || rec.hits.Load() != 5 {
+		t.Errorf("a peer silent for minutes did not ask the remote again (%d requests)", rec.hits.Load())
+	}
 }
 
 func TestJudgeFallsBackToLocalOnAbstention(t *testing.T) {

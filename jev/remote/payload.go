@@ -22,32 +22,39 @@ const (
 // wireState is a jev.State as it leaves the machine: times in seconds, the
 // command and output redacted, the output capped and wrapped as untrusted.
 type wireState struct {
-	Command              string   `json:"command"`
-	ElapsedSeconds       float64  `json:"elapsed_seconds"`
-	SinceOutputSeconds   float64  `json:"since_output_seconds"`
-	Interactive          bool     `json:"interactive"`
-	OutputBytes          int64    `json:"output_bytes"`
-	NewOutputBytes       int64    `json:"new_output_bytes"`
-	NewLines             int      `json:"new_lines"`
-	NewDistinctLines     int      `json:"new_distinct_lines"`
-	Repetition           float64  `json:"repetition"`
-	CPUPercent           float64  `json:"cpu_percent"`
-	DiskBytes            int64    `json:"disk_bytes"`
-	AnyRunning           bool     `json:"any_running"`
-	TimerSleep           bool     `json:"timer_sleep"`
-	Procs                int      `json:"procs"`
-	ReadingTTY           bool     `json:"reading_tty"`
-	TTYMode              string   `json:"tty_mode,omitempty"`
-	ForegroundComm       string   `json:"foreground_comm,omitempty"`
-	Listening            []string `json:"listening,omitempty"`
-	Connecting           []string `json:"connecting,omitempty"`
-	Established          int      `json:"established"`
-	SampleComplete       bool     `json:"sample_complete"`
-	DeclaredBoundSeconds float64  `json:"declared_bound_seconds,omitempty"`
+	Command            string   `json:"command"`
+	ElapsedSeconds     float64  `json:"elapsed_seconds"`
+	SinceOutputSeconds float64  `json:"since_output_seconds"`
+	Interactive        bool     `json:"interactive"`
+	OutputBytes        int64    `json:"output_bytes"`
+	NewOutputBytes     int64    `json:"new_output_bytes"`
+	NewLines           int      `json:"new_lines"`
+	NewDistinctLines   int      `json:"new_distinct_lines"`
+	Repetition         float64  `json:"repetition"`
+	CPUPercent         float64  `json:"cpu_percent"`
+	DiskBytes          int64    `json:"disk_bytes"`
+	AnyRunning         bool     `json:"any_running"`
+	TimerSleep         bool     `json:"timer_sleep"`
+	Procs              int      `json:"procs"`
+	ReadingTTY         bool     `json:"reading_tty"`
+	TTYMode            string   `json:"tty_mode,omitempty"`
+	ForegroundComm     string   `json:"foreground_comm,omitempty"`
+	Listening          []string `json:"listening,omitempty"`
+	Connecting         []string `json:"connecting,omitempty"`
+	Established        int      `json:"established"`
+	// PeerSilentSeconds: every established connection sent a request and
+	// has received nothing since, for this long (tcp_info): a silent peer.
+	PeerSilentSeconds    float64 `json:"peer_silent_seconds,omitempty"`
+	SampleComplete       bool    `json:"sample_complete"`
+	DeclaredBoundSeconds float64 `json:"declared_bound_seconds,omitempty"`
 	// OutputEndsUnfinished says the last line of Output has no newline yet:
 	// it is often a prompt.
-	OutputEndsUnfinished bool   `json:"output_ends_unfinished"`
-	Output               string `json:"output"`
+	OutputEndsUnfinished bool `json:"output_ends_unfinished"`
+	// LastLineRestated: that unfinished line was redrawn since the last
+	// check and says what it said then (only times, elapsed counters or a
+	// spinner frame changed): restating a wait, not progress.
+	LastLineRestated bool   `json:"last_line_restated"`
+	Output           string `json:"output"`
 }
 
 func newWireState(st jev.State) wireState {
@@ -72,12 +79,14 @@ func newWireState(st jev.State) wireState {
 		Listening:          capList(st.Listening),
 		Connecting:         capList(st.Connecting),
 		Established:        st.Established,
+		PeerSilentSeconds:  st.PeerSilent.Seconds(),
 		SampleComplete:     st.SampleComplete,
 	}
 	if d, ok := jev.DeclaredBound(st.Command); ok {
 		w.DeclaredBoundSeconds = d.Seconds()
 	}
 	w.OutputEndsUnfinished = st.LastLine != ""
+	w.LastLineRestated = st.Restated
 	w.Output = wrapUntrusted(outputForModel(st.Tail, st.LastLine))
 	return w
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,12 +57,48 @@ func startOnPTY(t *testing.T, script string) *ptyTask {
 		_, _ = io.Copy(task.out, master)
 	}()
 	t.Cleanup(func() {
-		_ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
+		// The whole tree, not only bash's process group: a process that
+		// left the group (setsid, script's inner shell) keeps the slave
+		// open, and the master's read, blocking since pty.Start took its
+		// Fd, would wait for it forever.
+		killTree(cmd.Process.Pid)
 		_ = cmd.Wait()
 		_ = master.Close()
-		<-drained
+		select {
+		case <-drained:
+		case <-time.After(10 * time.Second):
+			t.Errorf("the PTY of %q is still open 10 s after its tree was killed: a process escaped the tree", script)
+		}
 	})
 	return task
+}
+
+// killTree SIGKILLs pid's process group and every descendant, whatever its
+// group or session. The tree is listed before anything is killed, so no
+// child is reparented away first; each process is stopped before its
+// children are listed, so none can fork past the list.
+func killTree(pid int) {
+	_ = unix.Kill(-pid, unix.SIGSTOP)
+	var tree []int
+	for queue := []int{pid}; len(queue) > 0; {
+		p := queue[0]
+		queue = queue[1:]
+		_ = unix.Kill(p, unix.SIGSTOP)
+		tree = append(tree, p)
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p))
+		for _, task := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", p, task.Name()))
+			for _, f := range strings.Fields(string(b)) {
+				if child, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, child)
+				}
+			}
+		}
+	}
+	_ = unix.Kill(-pid, unix.SIGKILL)
+	for _, p := range tree {
+		_ = unix.Kill(p, unix.SIGKILL)
+	}
 }
 
 func (p *ptyTask) pid() int { return p.cmd.Process.Pid }

@@ -28,6 +28,18 @@ const (
 // tcpQuiet is what tcp_info says of one socket.
 type tcpQuiet struct {
 	lastRecv, lastSent time.Duration
+	// neverHeard: data went out and none ever came in (tcp_info's data
+	// segment counters, Linux 4.6+; false when the kernel does not say).
+	neverHeard bool
+}
+
+// owesAnswer reports whether the peer owes this socket an answer: it sent
+// data after it last received any. The times are in jiffies (1–10 ms), so a
+// peer on the same machine answers in the tick the request went out and
+// the two are equal: a tie says nothing, unless nothing was ever received
+// (a client connects and sends its request in one tick, too).
+func (q tcpQuiet) owesAnswer() bool {
+	return q.lastSent < q.lastRecv || q.lastSent == q.lastRecv && q.neverHeard
 }
 
 // tcpQuietness asks sock_diag about the established TCP sockets of this
@@ -93,8 +105,9 @@ func readDiag(fd int, buf []byte, inodes map[uint64]bool, out map[uint64]tcpQuie
 			}
 			if info, ok := tcpInfoAttr(data[inetDiagMsgLen:]); ok {
 				out[inode] = tcpQuiet{
-					lastRecv: time.Duration(info.Last_data_recv) * time.Millisecond,
-					lastSent: time.Duration(info.Last_data_sent) * time.Millisecond,
+					lastRecv:   time.Duration(info.Last_data_recv) * time.Millisecond,
+					lastSent:   time.Duration(info.Last_data_sent) * time.Millisecond,
+					neverHeard: info.Data_segs_in == 0 && info.Data_segs_out > 0,
 				}
 			}
 		}

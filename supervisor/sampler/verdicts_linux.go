@@ -97,7 +97,7 @@ func (s *Sampler) findPeerSilence(tree *Tree) {
 	}
 	silent := time.Duration(-1)
 	for _, q := range quiet {
-		if q.lastSent > q.lastRecv { // it received after it last sent: no answer owed
+		if !q.owesAnswer() {
 			return
 		}
 		if silent < 0 || q.lastRecv < silent {
