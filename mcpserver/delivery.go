@@ -246,9 +246,9 @@ type deliveryConn struct {
 	onReplied func()
 	onUnread  func(key string)
 
-	mu          sync.Mutex
-	replies     map[string]replyState // the newest responses (sentKept)
-	replyKeys   []string
+	mu        sync.Mutex
+	replies   map[string]replyState // the newest responses (sentKept)
+	replyKeys []string
 }
 
 // replyState is where a call's response is: a cancel that comes while it
