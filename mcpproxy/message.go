@@ -128,10 +128,18 @@ func progressLine(token json.RawMessage, progress float64, msg string) ([]byte, 
 	}})
 }
 
+// logParams is a notifications/message's params. The SDK's type is
+// deprecated with logging itself (protocol 2026-07-28); the clients of the
+// versions before still show it, and it is the one way to tell a client of
+// a call that has no progress token.
+type logParams struct {
+	Level  string `json:"level"`
+	Logger string `json:"logger"`
+	Data   string `json:"data"`
+}
+
 func logLine(msg string) ([]byte, error) {
-	return line(notification{JSONRPC: "2.0", Method: methodLoggerMessage, Params: &mcp.LoggingMessageParams{
-		Level: "warning", Logger: "hangdog", Data: msg,
-	}})
+	return line(notification{JSONRPC: "2.0", Method: methodLoggerMessage, Params: logParams{Level: "warning", Logger: "hangdog", Data: msg}})
 }
 
 // withWarning is a tools/call response with a text item carrying warning

@@ -306,5 +306,3 @@ func baseName(prog string) string {
 	}
 	return prog
 }
-
-
