@@ -67,7 +67,7 @@ func actWithin(cfg watchdogconf.Watchdog) time.Duration {
 // client is an MCP client talking newline-delimited JSON-RPC by hand, so
 // the bytes it receives can be compared.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	in    io.WriteCloser
 	lines chan []byte
 	mu    sync.Mutex
@@ -76,7 +76,7 @@ type client struct {
 	done  chan error   // the proxy's Run, or the server's Wait
 }
 
-func newClient(t *testing.T, in io.WriteCloser, out io.Reader) *client {
+func newClient(t testing.TB, in io.WriteCloser, out io.Reader) *client {
 	c := &client{t: t, in: in, lines: make(chan []byte, 256), done: make(chan error, 1)}
 	go func() {
 		defer close(c.lines)
