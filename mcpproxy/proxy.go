@@ -128,8 +128,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	clientDone := make(chan struct{})
 	go func() {
-		defer close(clientDone)
 		p.relay(cfg.In, p.fromClient)
+		// Marked before the server can see its stdin end, so that a server
+		// exiting at once is known to have been asked to.
+		close(clientDone)
 		srvIn.Close()
 	}()
 	serverDone := make(chan struct{})
@@ -143,6 +145,11 @@ func Run(ctx context.Context, cfg Config) error {
 	case <-clientDone:
 		clientFirst = true
 	case <-serverDone:
+		select {
+		case <-clientDone:
+			clientFirst = true // it exited because the client closed its side
+		default:
+		}
 	case <-ctx.Done():
 		srvIn.Close()
 		clientFirst = true
