@@ -67,8 +67,12 @@ type proxy struct {
 	tracker *activity.Tracker
 	task    *task
 
-	mu    sync.Mutex
-	calls callTable
+	pid   int           // the server's, leader of its process group
+	ended chan struct{} // closed once the task's result is written
+
+	mu         sync.Mutex
+	calls      callTable
+	killReason string // set by a kill through the control socket
 }
 
 // Run starts the server and relays until the client closes its input (the
@@ -86,7 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	p := &proxy{cfg: cfg, out: cfg.Out, tracker: activity.NewTracker(), calls: newCallTable()}
+	p := &proxy{cfg: cfg, out: cfg.Out, tracker: activity.NewTracker(), calls: newCallTable(), ended: make(chan struct{})}
 	p.name = cfg.Name
 	if p.name == "" {
 		p.name = baseName(cfg.Argv[0])
@@ -115,10 +119,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("mcp-proxy: start the MCP server %s: %w; check the command after --", strings.Join(cfg.Argv, " "), err)
 	}
-	p.task = p.register(cmd.Process.Pid)
+	p.pid = cmd.Process.Pid
+	p.task = p.register(p.pid)
 	if p.task != nil && p.task.output != nil {
 		stderr.add(p.task.output)
 	}
+	ctl := p.listenControl()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -157,7 +163,15 @@ func Run(ctx context.Context, cfg Config) error {
 	waitErr := stopServer(cmd, serverDone)
 	cancel()
 	wg.Wait()
-	p.task.end(cmd.ProcessState)
+	p.mu.Lock()
+	killed := p.killReason
+	p.mu.Unlock()
+	p.task.end(cmd.ProcessState, killed)
+	close(p.ended)
+	ctl.close()
+	if killed != "" {
+		return fmt.Errorf("%w: %s: %s", ErrServerExited, p.name, killed)
+	}
 	if clientFirst {
 		return nil
 	}

@@ -4,14 +4,18 @@ package mcpproxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/settings/watchdogconf"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 // The quick tool and a 20 s progress call, direct and through a watching
@@ -224,4 +228,37 @@ func warnings(t *testing.T, reg *bgtasks.Registry) []bgtasks.Event {
 		}
 	}
 	return out
+}
+
+// The server is a task like any: its status and `hangdog bg kill` reach it
+// through its control socket, the kill ends it and its result says so, and
+// the proxy ends with it.
+func TestServerTaskAnswersStatusAndKill(t *testing.T) {
+	reg := newRegistry(t)
+	c := proxied(t, fastChecks(watchdogconf.OtherToolsWarn), reg)
+	c.handshake()
+	task := runningTask(t, reg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := taskctl.TaskStatus(ctx, task)
+	if err != nil || st.PID != task.PID || st.Mode != bgtasks.Background {
+		t.Fatalf("status of the server's task: %+v, %v; want its PID %d, in the background", st, err, task.PID)
+	}
+	res, err := taskctl.KillTask(ctx, task, syscall.SIGTERM, 2*time.Second, "killed by the test")
+	if err != nil || res.State != bgtasks.Killed || res.Reason != "killed by the test" {
+		t.Fatalf("kill: %+v, %v; want the task killed with the test's reason", res, err)
+	}
+	select {
+	case err := <-c.done:
+		if !errors.Is(err, ErrServerExited) {
+			t.Errorf("the proxy ended with %v, want ErrServerExited", err)
+		}
+		c.done <- nil // ended as it should: the cleanup finds it so
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not end with its server")
+	}
+	got, err := reg.Get(task.ID)
+	if err != nil || got.State() != bgtasks.Killed {
+		t.Errorf("the task after the kill: %+v, %v", got, err)
+	}
 }

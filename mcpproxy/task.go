@@ -16,7 +16,8 @@ import (
 type task struct {
 	reg    *bgtasks.Registry
 	meta   bgtasks.Meta
-	output *countingFile // the server's stderr, as the task's output
+	output *countingFile  // the server's stderr, as the task's output
+	result bgtasks.Result // once ended
 }
 
 // register records the server as a task. A registry that cannot take it
@@ -75,12 +76,26 @@ func (p *proxy) event(elapsed time.Duration, reason string) {
 	}
 }
 
-// end writes the task's result once the server has exited.
-func (t *task) end(st *os.ProcessState) {
+// outputBytes is how much of the server's stderr the task's output holds.
+func (t *task) outputBytes() int64 {
+	if t.output == nil {
+		return 0
+	}
+	t.output.mu.Lock()
+	defer t.output.mu.Unlock()
+	return t.output.n
+}
+
+// end writes the task's result once the server has exited; killed is the
+// reason of a kill through the control socket, or "".
+func (t *task) end(st *os.ProcessState, killed string) {
 	if t == nil {
 		return
 	}
 	res := bgtasks.Result{State: bgtasks.Exited, Ended: time.Now()}
+	if killed != "" {
+		res.State, res.Reason = bgtasks.Killed, killed
+	}
 	if t.output != nil {
 		res.OutputBytes = t.output.close()
 	}
@@ -90,6 +105,7 @@ func (t *task) end(st *os.ProcessState) {
 			res.State, res.Signal, res.ExitCode = bgtasks.Killed, ws.Signal().String(), 128+int(ws.Signal())
 		}
 	}
+	t.result = res
 	if err := t.reg.WriteResult(t.meta.ID, res); err != nil {
 		os.Stderr.WriteString("hangdog mcp-proxy: " + err.Error() + "\n")
 	}
