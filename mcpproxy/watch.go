@@ -108,7 +108,8 @@ func (p *proxy) act(c *call, d watchdog.Decision, now time.Time) {
 		return // answered meanwhile
 	}
 	c.acted = true
-	elapsed := now.Sub(c.started)
+	// Whole seconds, so the event and the words say the same.
+	elapsed := now.Sub(c.started).Round(time.Second)
 	what := seen(c, d, now)
 	var msg string
 	switch p.mode {
