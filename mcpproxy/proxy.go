@@ -105,6 +105,9 @@ func Run(ctx context.Context, cfg Config) error {
 	// Its own process group, so that a server that ignores its closed stdin
 	// is ended with everything it started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process that left the group and still holds the server's stderr
+	// must not keep Wait from returning.
+	cmd.WaitDelay = stopGrace
 	srvIn, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("mcp-proxy: %w", err)
@@ -160,7 +163,7 @@ func Run(ctx context.Context, cfg Config) error {
 		srvIn.Close()
 		clientFirst = true
 	}
-	waitErr := stopServer(cmd, serverDone)
+	waitErr := stopServer(cmd, srvOut, serverDone)
 	cancel()
 	wg.Wait()
 	p.mu.Lock()
@@ -183,7 +186,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // stopServer waits for the server, whose stdin is closed or who closed its
 // stdout, to exit: stopGrace, then SIGTERM to its group, then SIGKILL.
-func stopServer(cmd *exec.Cmd, serverDone <-chan struct{}) error {
+func stopServer(cmd *exec.Cmd, srvOut io.Closer, serverDone <-chan struct{}) error {
 	exited := make(chan error, 1)
 	go func() {
 		// Wait closes the stdout pipe: read it to the end first.
@@ -201,6 +204,9 @@ func stopServer(cmd *exec.Cmd, serverDone <-chan struct{}) error {
 		case <-time.After(stopGrace):
 		}
 	}
+	// Killed, and still its stdout is open: a process that left its group
+	// holds it. Stop reading it; Wait (with WaitDelay) ends the stderr copy.
+	srvOut.Close()
 	return <-exited
 }
 
