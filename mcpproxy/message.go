@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,8 +77,13 @@ func idKey(raw json.RawMessage) string {
 	case string:
 		return "s" + v
 	case json.Number:
+		// An integer as written (a float64 would merge big ones), any
+		// other spelling by its value (1.0 and 1e0 are 1).
+		if !strings.ContainsAny(v.String(), ".eE") {
+			return "n" + v.String()
+		}
 		if f, err := v.Float64(); err == nil {
-			return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+			return "n" + strconv.FormatFloat(f, 'f', -1, 64)
 		}
 		return "n" + v.String()
 	}

@@ -174,6 +174,27 @@ func TestStuckCallIsWarned(t *testing.T) {
 	})
 }
 
+// A call whose server works (a CPU-bound tool that sends nothing for
+// longer than the checks take to act) is never touched.
+func TestWorkingServerIsNotTouched(t *testing.T) {
+	reg := newRegistry(t)
+	cfg := fastChecks(watchdogconf.OtherToolsAbort)
+	c := proxied(t, cfg, reg)
+	c.handshake()
+	secs := int((actWithin(cfg) + 2*cfg.Interval()).Seconds())
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"busy","arguments":{"seconds":%d}}}`, secs)
+	m, before := c.response("3", time.Duration(secs)*time.Second+30*time.Second)
+	if m.Result == nil || m.Result.IsError || !strings.HasPrefix(text(m), "busy: done") {
+		t.Errorf("the working call's answer %s, want the server's own", m.raw)
+	}
+	for _, b := range before {
+		t.Errorf("while the server worked the client got %s", b.raw)
+	}
+	if evs := warnings(t, reg); len(evs) != 0 {
+		t.Errorf("events for a working call: %+v", evs)
+	}
+}
+
 // Under off, nothing is sampled and a deadlocked call is left to the client.
 func TestOffRelaysUntouched(t *testing.T) {
 	reg := newRegistry(t)

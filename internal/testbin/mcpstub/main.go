@@ -8,7 +8,8 @@
 // every second for `seconds` (default 20) and then answers; silent_peer
 // connects to `addr` (a listener that accepts and never answers), sends a
 // request and waits for the answer forever; deadlock blocks its goroutine
-// on a mutex it already holds. With MCPSTUB_RECORD set, every line it
+// on a mutex it already holds; busy computes for `seconds` (default 20),
+// sending nothing, and then answers. With MCPSTUB_RECORD set, every line it
 // receives is appended to that file (the tests read the cancellations there).
 package main
 
@@ -120,6 +121,7 @@ var tools = []map[string]any{
 	{"name": "progress", "description": "Sends progress every second for `seconds`, then answers.", "inputSchema": object(map[string]any{"seconds": map[string]any{"type": "integer"}})},
 	{"name": "silent_peer", "description": "Waits for an answer from addr, forever.", "inputSchema": object(map[string]any{"addr": map[string]any{"type": "string"}})},
 	{"name": "deadlock", "description": "Deadlocks.", "inputSchema": object(map[string]any{})},
+	{"name": "busy", "description": "Computes for `seconds`, then answers.", "inputSchema": object(map[string]any{"seconds": map[string]any{"type": "integer"}})},
 }
 
 func object(props map[string]any) map[string]any {
@@ -156,6 +158,19 @@ func (s *server) call(id json.RawMessage, p callParams) {
 		}
 		b, err := io.ReadAll(conn)
 		s.reply(id, text(fmt.Sprintf("silent_peer: read %d bytes, %v", len(b), err)))
+	case "busy":
+		n := 20
+		if p.Arguments.Seconds != nil {
+			n = *p.Arguments.Seconds
+		}
+		end := time.Now().Add(time.Duration(n) * time.Second)
+		x := uint64(1)
+		for time.Now().Before(end) {
+			for range 1 << 16 {
+				x = x*6364136223846793005 + 1442695040888963407
+			}
+		}
+		s.reply(id, text(fmt.Sprintf("busy: done (%d)", x%10)))
 	case "deadlock":
 		s.stuck.Lock()
 		s.stuck.Lock() // never returns: the lock is ours already
