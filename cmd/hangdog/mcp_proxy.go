@@ -45,8 +45,9 @@ What a call judged stuck gets is watchdog.otherTools:
 A call that sends progress, or whose server works, is never touched.
 
 The server is listed as a background task while it runs (hangdog bg ls, the
-shell's status bar), its stderr is that task's output, and a stuck call is one
-warning in the event log (hangdog events).`,
+shell's status bar; hangdog bg kill ends it, and the proxy with it), its
+stderr is that task's output, and a stuck call is one warning in the event
+log (hangdog events).`,
 		Example: `  claude mcp add fetch -- hangdog mcp-proxy --name fetch -- uvx mcp-server-fetch
   HANGDOG_WATCHDOG_OTHERTOOLS=abort-turn hangdog mcp-proxy -- npx -y @modelcontextprotocol/server-everything
   # .mcp.json: "command": "hangdog", "args": ["mcp-proxy", "--name", "fetch", "--", "uvx", "mcp-server-fetch"]`,
