@@ -140,8 +140,12 @@ func (s *server) call(id json.RawMessage, p callParams) {
 		for i := 1; i <= n; i++ {
 			time.Sleep(time.Second)
 			if len(p.Meta.ProgressToken) > 0 {
-				s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{
-					"progressToken": p.Meta.ProgressToken, "progress": i, "total": n, "message": fmt.Sprintf("step %d of %d", i, n)}})
+				s.notify("notifications/progress", struct {
+					Token    json.RawMessage `json:"progressToken"`
+					Progress int             `json:"progress"`
+					Total    int             `json:"total"`
+					Message  string          `json:"message"`
+				}{p.Meta.ProgressToken, i, n, fmt.Sprintf("step %d of %d", i, n)})
 			}
 		}
 		s.reply(id, text(fmt.Sprintf("progress: done after %d steps", n)))
@@ -190,8 +194,23 @@ func errorText(t string) map[string]any {
 	return r
 }
 
+// reply and notify write their fields in protocol order (jsonrpc first),
+// which no map-based re-encoding keeps: a proxy that re-encoded what it
+// relays would be caught by a transcript diff.
 func (s *server) reply(id json.RawMessage, result any) {
-	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	s.send(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{"2.0", id, result})
+}
+
+func (s *server) notify(method string, params any) {
+	s.send(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", method, params})
 }
 
 func (s *server) send(v any) {
