@@ -3,6 +3,8 @@ package settings
 import (
 	"slices"
 	"strings"
+
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
 // Kinds of value a key holds; they tell a settings screen which editor to show.
@@ -93,9 +95,9 @@ var keySpecs = []KeySpec{
 		parse: parseBool,
 	},
 	{
-		Key: "watchdog.otherTools", Kind: KindChoice, Default: "off",
-		Choices: []string{"off", "warn", "abort-turn"},
-		Help:    "What to do when a non-bash tool call looks stuck: nothing, warn, or abort the agent's turn.",
+		Key: "watchdog.otherTools", Kind: KindChoice, Default: watchdogconf.OtherToolsOff,
+		Choices: []string{watchdogconf.OtherToolsOff, watchdogconf.OtherToolsWarn, watchdogconf.OtherToolsAbort},
+		Help:    "What a stuck call of an MCP server's tool behind `hangdog mcp-proxy` gets: nothing (relayed untouched), a warning to the client and in its result, or cancelled and answered at once with an error so the agent's turn goes on.",
 	},
 	{
 		Key: "watchdog.inputWaitSec", Kind: KindNumber, Default: 3.0,
