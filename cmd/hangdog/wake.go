@@ -140,7 +140,7 @@ the worker's command line is shown by ` + "`hangdog bg ls`" + `.`,
 	f.StringVar(&filter.Host, "host", "", "with --from: only the events of this sandbox (its events.host)")
 	f.StringVar(&filter.Project, "project", "", "with --from: only the events of this project (a task's directory, as `hangdog events --json` shows it)")
 	f.StringVar(&filter.Session, "session", "", "with --from: only the events of this session")
-	f.StringVar(&filter.Kind, "kind", "", "with --from: only events of this kind (exited, watcher.fired, …)")
+	f.StringVar(&filter.Kind, "kind", "", "with --from: only events of this kind (exited, watch_fired, …)")
 	f.BoolVar(&here, "here", false, "run the worker in this process instead of as a background task")
 	_ = f.MarkHidden("here") // wake.WorkerArgv's flag
 	return cmd

@@ -36,6 +36,9 @@ const (
 // the home's fleet id.
 func Dir(home string) string { return filepath.Join(home, dirName) }
 
+// LockPath is the forwarder's lock; it holds the running forwarder's pid.
+func LockPath(home string) string { return filepath.Join(Dir(home), lockName) }
+
 // LogPath is where a forwarder started by Ensure writes.
 func LogPath(home string) string { return filepath.Join(Dir(home), logName) }
 
@@ -69,7 +72,7 @@ func openLock(home string) (*os.File, error) {
 	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
 		return nil, fmt.Errorf("fleet directory: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(Dir(home), lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(LockPath(home), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the forwarder lock: %w", err)
 	}
@@ -77,7 +80,7 @@ func openLock(home string) (*os.File, error) {
 }
 
 func holder(home string) string {
-	b, _ := os.ReadFile(filepath.Join(Dir(home), lockName))
+	b, _ := os.ReadFile(LockPath(home))
 	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
 		return "pid " + strconv.Itoa(pid)
 	}
