@@ -88,6 +88,12 @@ func TestFleetEveryEventOnceInOrder(t *testing.T) {
 	if info.Config.Replicas != 3 {
 		t.Errorf("the stream has %d replicas, want 3", info.Config.Replicas)
 	}
+	// The node killed below is the stream's leader: the publishes in
+	// flight wait for an election.
+	victim := 1
+	if info.Cluster != nil && cl.Index(info.Cluster.Leader) >= 0 {
+		victim = cl.Index(info.Cluster.Leader)
+	}
 
 	const sandboxes = 3
 	var worlds [sandboxes]*world
@@ -162,7 +168,8 @@ func TestFleetEveryEventOnceInOrder(t *testing.T) {
 		wg.Wait()
 	}
 	appendPart(0)
-	cl.Kill(1)
+	cl.Kill(victim)
+	t.Logf("killed node %d, the stream's leader", victim+1)
 	appendPart(1)
 	killed := forwarderPID(worlds[1].home)
 	if killed == 0 {
@@ -175,7 +182,7 @@ func TestFleetEveryEventOnceInOrder(t *testing.T) {
 	last, _ := regs[1].LastEventSeq()
 	t.Logf("sandbox 2's forwarder killed -9 at its cursor %d of %d events", cursor, last)
 	appendPart(2)
-	if err := cl.Restart(1); err != nil {
+	if err := cl.Restart(victim); err != nil {
 		t.Fatal(err)
 	}
 	// The next task in sandbox 2 brings a new forwarder.

@@ -196,6 +196,17 @@ func (c *Cluster) URL(nd *node) string { return fmt.Sprintf("nats://127.0.0.1:%d
 // NodeURL is node i's client URL.
 func (c *Cluster) NodeURL(i int) string { return c.URL(c.nodes[i]) }
 
+// Index is the node named name (a server name, as a stream's cluster
+// info gives its leader: n1, n2, …), -1 for none.
+func (c *Cluster) Index(name string) int {
+	for i, nd := range c.nodes {
+		if nd.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Size is the number of nodes, running or killed.
 func (c *Cluster) Size() int { return len(c.nodes) }
 
