@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -300,5 +301,94 @@ func TestFleetNothingWithoutASink(t *testing.T) {
 	})
 	if b, _ := os.ReadFile(autostart.LogPath(sink.home)); strings.Contains(string(b), "s3cret") {
 		t.Errorf("the forwarder's log shows the credentials:\n%s", b)
+	}
+}
+
+// A `wake --from` worker killed -9 mid-run, its run killed with it: the
+// next worker asks --seen, which finds the batch's mark, so the batch is
+// not handed over again; what came meanwhile is, once.
+func TestWakeFromKilledMidRun(t *testing.T) {
+	cl := natstest.StartT(t, 1)
+	c, err := fleet.Connect(fleet.Config{URLs: cl.URLs(), Stream: "HANGDOG_EVENTS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	publish := func(from, to int64) {
+		t.Helper()
+		for seq := from; seq <= to; seq++ {
+			e := bgtasks.Event{Seq: seq, Kind: bgtasks.EventExited, TaskID: fmt.Sprintf("t%d", seq), Command: "make"}
+			body, _ := json.Marshal(fleet.Message{Host: "box1", HomeID: "h1", Event: e})
+			pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := c.JS.Publish(pctx, fleet.Subject("box1", e), body)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w := newWorld(t)
+	if err := os.MkdirAll(w.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, marks := filepath.Join(w.root, "handed.jsonl"), filepath.Join(w.root, "marks")
+	run := `echo "$HANGDOG_WAKE_MARK" >> "` + marks + `"; cat >> "` + out + `"; sleep 30`
+	seen := `grep -qxF "$HANGDOG_WAKE_MARK" "` + marks + `"`
+	start := func() (*exec.Cmd, *syncBuffer) {
+		cmd := w.command(context.Background(), "wake", "--here", "--from", cl.URLs(), "--consumer", "cp", "--run", run, "--seen", seen)
+		var log syncBuffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// SIGTERM: a worker stopped on purpose ends its run too (the run
+		// has a session of its own and would outlive a kill).
+		t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+		eventually(t, "the worker to wait for events", 20*time.Second, func() bool { return strings.Contains(log.String(), "waiting for events") })
+		return cmd, &log
+	}
+	lines := func() []string {
+		b, _ := os.ReadFile(out)
+		return strings.Fields(string(b))
+	}
+	first, _ := start()
+	publish(1, 3)
+	eventually(t, "the first batch in the run", 20*time.Second, func() bool { return len(lines()) == 3 })
+	// The worker and its run (a process group of its own) die at once.
+	var rec struct {
+		PID int `json:"pid"`
+	}
+	b, err := os.ReadFile(filepath.Join(w.home, "wake", "cp.json"))
+	if err != nil || json.Unmarshal(b, &rec) != nil || rec.PID <= 0 {
+		t.Fatalf("the worker's record: %s %v", b, err)
+	}
+	_ = syscall.Kill(first.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
+	_ = first.Wait()
+	publish(4, 5)
+
+	second, log := start()
+	eventually(t, "the second batch in the run", 20*time.Second, func() bool { return len(lines()) >= 5 })
+	time.Sleep(300 * time.Millisecond)
+	got := lines()
+	if len(got) != 5 {
+		t.Fatalf("handed over %d events, want 5 (the first batch once):\n%s\nworker log:\n%s", len(got), strings.Join(got, "\n"), log.String())
+	}
+	for i, l := range got {
+		var e bgtasks.Event
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Seq != int64(i+1) || e.Host != "box1" {
+			t.Fatalf("line %d: %s (%v)", i, l, err)
+		}
+	}
+	if !strings.Contains(log.String(), "the agent's record has events") {
+		t.Errorf("the second worker did not ask --seen:\n%s", log.String())
+	}
+	_ = second.Process.Signal(syscall.SIGTERM)
+	_ = second.Wait()
+	if b, err := os.ReadFile(filepath.Join(w.home, "wake", "cp.json")); err == nil && json.Unmarshal(b, &rec) == nil && rec.PID > 0 {
+		if syscall.Kill(rec.PID, 0) == nil {
+			t.Errorf("the run (pid %d) outlived its stopped worker", rec.PID)
+			_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
+		}
 	}
 }
