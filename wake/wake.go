@@ -27,7 +27,7 @@
 // Where the events come from and where the cursor is kept is a Source:
 // the home's log and its consumer cursor (the default), or a JetStream
 // durable consumer of the fleet's stream (`hangdog wake --from`, package
-// fleet). Everything above — one run at a time, the record, --seen — is
+// wake/fleetsource). Everything above — one run at a time, the record, --seen — is
 // the same for both.
 package wake
 
@@ -318,7 +318,7 @@ func Holder(reg *bgtasks.Registry, consumer string) error {
 }
 
 // Loop hands batches over until ctx ends, holding the consumer name
-// (Claim) throughout.
+// (Claim) throughout (the caller holds it when Claimed).
 func (w *Worker) Loop(ctx context.Context) error {
 	if !w.Claimed {
 		release, err := Claim(w.Reg, w.Consumer)
