@@ -17,8 +17,19 @@ import (
 // nonce and a decision fit many times over.
 const maxForm = 64 << 10
 
+// Approvals are where the page finds an approval by its link token and
+// records a decision: a home's watch.Store, or the fleet's (the fleet
+// receiver, `hangdog serve` with serve.sink, serves every sandbox's
+// pages and hands each decision to the sandbox that asked). Both answer
+// with the errors of watch.Store: watch.ErrNotFound, watch.ErrDecided,
+// watch.ErrBadChoice.
+type Approvals interface {
+	ApprovalByToken(token string, now time.Time) (*watch.ApprovalView, error)
+	Decide(token, choice, comment string, now time.Time) (*watch.Decision, error)
+}
+
 type handler struct {
-	store *watch.Store
+	store Approvals
 	keys  *keyring
 	now   func() time.Time
 }
@@ -33,9 +44,17 @@ type handler struct {
 // asked, a missing or wrong nonce, or a cross-site post; 400 for a
 // decision that is no option; 405 for other methods.
 func Handler(store *watch.Store) http.Handler {
+	return HandlerFor(store, store.Registry().Home())
+}
+
+// HandlerFor is Handler over other Approvals; the nonce key is kept in
+// home. Receivers that serve the same links behind a load balancer must
+// share the key (the same file), or a page from one is refused by
+// another.
+func HandlerFor(src Approvals, home string) http.Handler {
 	h := &handler{
-		store: store,
-		keys:  &keyring{path: filepath.Join(store.Registry().Home(), keyFile)},
+		store: src,
+		keys:  &keyring{path: filepath.Join(home, keyFile)},
 		now:   time.Now,
 	}
 	// The nonce key is made now, when the receiver starts, so that opening
