@@ -154,6 +154,11 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
 	now := r.now()
 	lk, err := r.links.Open(token, now)
+	if errors.Is(err, ErrUnavailable) {
+		r.logf("503 %v", err)
+		unavailable(w)
+		return
+	}
 	if err != nil {
 		r.logf("404 an unknown or closed link")
 		notFound(w)
@@ -184,7 +189,13 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if verr := webhooksig.Verify(lk.Signature, secret, req.Header, body, now); verr != nil {
-			if wait, ok := r.links.Take(lk, "unverified", lk.RatePerMin*watch.UnverifiedFactor, now); !ok {
+			wait, ok, err := r.links.Take(lk, "unverified", lk.RatePerMin*watch.UnverifiedFactor, now)
+			if err != nil {
+				r.logf("%s 503 %v", id, err)
+				unavailable(w)
+				return
+			}
+			if !ok {
 				r.logf("%s 429 unverified requests over %d a minute", id, lk.RatePerMin*watch.UnverifiedFactor)
 				tooMany(w, wait, "too many requests with a missing or wrong signature")
 				return
@@ -199,7 +210,13 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "ping": true})
 		return
 	}
-	if wait, ok := r.links.Take(lk, "rate", lk.RatePerMin, now); !ok {
+	wait, ok, err := r.links.Take(lk, "rate", lk.RatePerMin, now)
+	if err != nil {
+		r.logf("%s 503 %v", id, err)
+		unavailable(w)
+		return
+	}
+	if !ok {
 		r.logf("%s 429 over %d a minute", id, lk.RatePerMin)
 		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", lk.RatePerMin))
 		return
@@ -220,6 +237,13 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 202 stored (%d bytes)", id, len(body))
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true})
 	}
+}
+
+// unavailable answers a request the receiver could not check or keep
+// because the fleet's servers did not answer: nothing was accepted.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	refusal(w, http.StatusServiceUnavailable, "the receiver cannot reach its store right now; nothing was accepted; retry after 5 s")
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

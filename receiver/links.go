@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,12 +12,19 @@ import (
 type Link struct {
 	// ID names it in the log (a watcher's id, never its token).
 	ID string
-	// Key is the Links' own handle on it (the local store: the watcher's
-	// id and owner; the fleet: the token's hash).
-	Key, Owner string
+	// Key and Ref are the Links' own handles on it (the local store: the
+	// watcher's id and its owner; the fleet: the token's hash and the
+	// link's record).
+	Key        string
+	Ref        any
 	Signature  string // the scheme, "" for an unsigned link
 	RatePerMin int
 }
+
+// ErrUnavailable wraps a Links error that is no answer about the link: the
+// store behind it cannot be reached (the fleet's servers). The sender is
+// told to try again (503), not that the link is unknown.
+var ErrUnavailable = errors.New("the links' store is unavailable")
 
 // Links is where the receiver finds trigger links, keeps their rate
 // windows and hands the deliveries it accepted. The local store's
@@ -31,7 +39,7 @@ type Links interface {
 	Secret(l Link) (string, error)
 	// Take spends one token of the link's window of that kind ("rate" or
 	// "unverified"), perMin a minute, or says how long until one is there.
-	Take(l Link, kind string, perMin int, now time.Time) (time.Duration, bool)
+	Take(l Link, kind string, perMin int, now time.Time) (time.Duration, bool, error)
 	// Accept keeps the delivery durably before it returns: a repeat is
 	// duplicate=true and kept once; watch.ErrLinkClosed if the link
 	// closed meanwhile.
@@ -61,15 +69,19 @@ func (s *StoreLinks) Open(token string, now time.Time) (Link, error) {
 		return Link{}, fmt.Errorf("link %s: %w", w.Spec.ID, watch.ErrLinkClosed)
 	}
 	l := w.Spec.Link
-	return Link{ID: w.Spec.ID, Key: w.Spec.ID, Owner: w.Spec.Owner, Signature: l.Signature, RatePerMin: l.RatePerMin}, nil
+	return Link{ID: w.Spec.ID, Key: w.Spec.ID, Ref: w.Spec.Owner, Signature: l.Signature, RatePerMin: l.RatePerMin}, nil
 }
 
 // Secret reads the watcher's link.secret.
-func (s *StoreLinks) Secret(l Link) (string, error) { return s.store.LinkSecret(l.Key, l.Owner) }
+func (s *StoreLinks) Secret(l Link) (string, error) {
+	owner, _ := l.Ref.(string)
+	return s.store.LinkSecret(l.Key, owner)
+}
 
 // Take uses the in-memory window.
-func (s *StoreLinks) Take(l Link, kind string, perMin int, now time.Time) (time.Duration, bool) {
-	return s.windows.take(l.Key, kind, perMin, now)
+func (s *StoreLinks) Take(l Link, kind string, perMin int, now time.Time) (time.Duration, bool, error) {
+	wait, ok := s.windows.take(l.Key, kind, perMin, now)
+	return wait, ok, nil
 }
 
 // Accept stores the delivery in the watcher's inbox.

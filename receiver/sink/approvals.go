@@ -1,0 +1,107 @@
+package sink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/hangdog/hangdog/watch"
+)
+
+// Approvals are the fleet's approval links, for the fleet receiver's
+// pages (approval.HandlerFor): the question from the link's record, the
+// first decision kept in the bucket (a create, so of two receivers
+// deciding at once one wins) and published to the sandbox that asked.
+type Approvals struct{ f *Fleet }
+
+// Approvals is the fleet receiver's approval.Approvals.
+func (f *Fleet) Approvals() *Approvals { return &Approvals{f: f} }
+
+// ApprovalByToken reads the approval and its decision, as
+// watch.Store.ApprovalByToken does: an unknown, withdrawn or expired
+// undecided one is watch.ErrNotFound.
+func (a *Approvals) ApprovalByToken(token string, now time.Time) (*watch.ApprovalView, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	v, _, err := a.view(ctx, TokenHash(token), now)
+	return v, err
+}
+
+func (a *Approvals) view(ctx context.Context, hash string, now time.Time) (*watch.ApprovalView, uint64, error) {
+	r, err := a.f.record(ctx, hash)
+	if err != nil {
+		return nil, 0, err
+	}
+	if r.Kind != watch.KindApproval || r.Approval == nil {
+		return nil, 0, fmt.Errorf("link: %w", watch.ErrNotFound)
+	}
+	v := &watch.ApprovalView{ID: r.Sandbox + "/" + r.Watcher, Approval: *r.Approval, ExpiresAt: r.ExpiresAt}
+	e, err := a.f.kv.Get(ctx, decisionKey(hash))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case err != nil:
+		return nil, 0, fmt.Errorf("read the decision from %s: %w", Bucket, err)
+	default:
+		var d watch.Decision
+		if err := json.Unmarshal(e.Value(), &d); err != nil {
+			return nil, 0, fmt.Errorf("the decision in %s: %w", Bucket, err)
+		}
+		v.Decision = &d
+		return v, e.Revision(), nil
+	}
+	if !now.Before(r.ExpiresAt) {
+		return nil, 0, fmt.Errorf("link: %w", watch.ErrNotFound)
+	}
+	return v, 0, nil
+}
+
+// Decide records the first decision and publishes it to the sandbox
+// before it returns; a later one gets the first with watch.ErrDecided
+// (and publishes it again: should the first's publish have failed, it
+// reaches the sandbox now; the stream keeps it once). If the publish
+// fails, the decision is taken back: nothing was recorded.
+func (a *Approvals) Decide(token, choice, comment string, now time.Time) (*watch.Decision, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	hash := TokenHash(token)
+	v, _, err := a.view(ctx, hash, now)
+	if err != nil {
+		return nil, err
+	}
+	if v.Decision != nil {
+		return v.Decision, errors.Join(watch.ErrDecided, a.send(ctx, hash, v.Decision))
+	}
+	comment, err = watch.CheckDecision(&v.Approval, choice, comment)
+	if err != nil {
+		return nil, err
+	}
+	d := &watch.Decision{Choice: choice, Comment: comment, At: now.UTC()}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode the decision: %w", err)
+	}
+	rev, err := a.f.kv.Create(ctx, decisionKey(hash), b)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return a.Decide(token, choice, comment, now) // another receiver's came first: show it
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record the decision in %s: %w", Bucket, err)
+	}
+	if err := a.send(ctx, hash, d); err != nil {
+		if derr := a.f.kv.Purge(ctx, decisionKey(hash), jetstream.LastRevision(rev)); derr != nil {
+			return nil, fmt.Errorf("%w; and the decision could not be taken back from %s: %v", err, Bucket, derr)
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+// send publishes the decision under the link's one decision id.
+func (a *Approvals) send(ctx context.Context, hash string, d *watch.Decision) error {
+	_, err := a.f.publish(ctx, hash, hash+".decision", &message{Kind: kindDecision, At: d.At, Decision: d})
+	return err
+}
