@@ -224,6 +224,46 @@ var keySpecs = []KeySpec{
 		userOnlyWhy: "open hangdog's receiver to other machines",
 		parse:       parseHostPort,
 	},
+	// The fleet: events out to a NATS JetStream stream (package fleet).
+	// Without events.sink nothing of it is loaded or started.
+	{
+		Key: "events.sink", Kind: KindString, Default: "",
+		Allowed:     "NATS server URLs (nats://, tls://, ws:// or wss://), comma-separated, or empty for none",
+		Help:        "NATS JetStream servers every event of this home is also published to (see docs/fleet.md); empty keeps events on this machine only.",
+		UserOnly:    true,
+		userOnlyWhy: "send your tasks' events and output to another machine",
+		parse:       parseNATSURLs,
+	},
+	{
+		Key: "events.credentials", Kind: KindString, Default: "",
+		Allowed:     "an absolute path to a NATS credentials file (a .creds file, or a file holding a token), or empty for the environment",
+		Help:        "Credentials for events.sink and wake --from; empty reads NATS_CREDS, NATS_TOKEN or NATS_USER and NATS_PASSWORD from the environment.",
+		UserOnly:    true,
+		userOnlyWhy: "choose which credentials hangdog presents to which server",
+		parse:       parseAbsPath,
+	},
+	{
+		Key: "events.stream", Kind: KindString, Default: "HANGDOG_EVENTS",
+		Allowed:     "1-32 letters, digits, '_' or '-'",
+		Help:        "Name of the JetStream stream the events go to; created on first use when missing.",
+		UserOnly:    true,
+		userOnlyWhy: "choose where your events are sent",
+		parse:       parseStreamName,
+	},
+	{
+		Key: "events.replicas", Kind: KindInt, Default: 0,
+		Allowed: "a whole number from 0 to 5; 0 sizes it to the cluster (3 with 3 or more servers, else 1)",
+		Help:    "Replicas of the stream when hangdog creates it; an existing stream keeps its own.",
+		parse:   intIn(0, 5),
+	},
+	{
+		Key: "events.host", Kind: KindString, Default: "",
+		Allowed:     "a name of 1-64 printable characters, or empty for this machine's host name",
+		Help:        "The name this sandbox goes by in the events' subjects (hangdog.events.HOST.…); empty uses the host name.",
+		UserOnly:    true,
+		userOnlyWhy: "make this machine's events pass for another's",
+		parse:       parseHostName,
+	},
 }
 
 // DefaultServeAddress is serve.address's default: loopback only, on a

@@ -67,6 +67,17 @@ type Settings struct {
 	onSessionEnd string
 	watchers     Watchers
 	serveAddress string
+	events       Events
+}
+
+// Events are the fleet's settings (events.*): where this home's events
+// are published. Sink "" means none, and nothing of the fleet runs.
+type Events struct {
+	Sink        string `mapstructure:"sink"`
+	Credentials string `mapstructure:"credentials"`
+	Stream      string `mapstructure:"stream"`
+	Replicas    int    `mapstructure:"replicas"`
+	Host        string `mapstructure:"host"`
 }
 
 // Watchers are the watchers' limits (watchers.*); the watch package turns
@@ -155,6 +166,7 @@ func Load(opts Options) (*Settings, error) {
 		Serve    struct {
 			Address string `mapstructure:"address"`
 		} `mapstructure:"serve"`
+		Events Events `mapstructure:"events"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
 		return nil, fmt.Errorf("decode the settings: %w", err)
@@ -165,6 +177,7 @@ func Load(opts Options) (*Settings, error) {
 	s.onSessionEnd = all.Tasks.OnSessionEnd
 	s.watchers = all.Watchers
 	s.serveAddress = all.Serve.Address
+	s.events = all.Events
 	return s, nil
 }
 
@@ -379,6 +392,9 @@ func (s *Settings) Watchers() Watchers { return s.watchers }
 
 // ServeAddress is where `hangdog serve` listens (serve.address).
 func (s *Settings) ServeAddress() string { return s.serveAddress }
+
+// Events is where this home's events are published (events.*).
+func (s *Settings) Events() Events { return s.events }
 
 // AgentProfile says whether commands nobody is at get the agent profile's
 // environment (tasks.agentProfile).
