@@ -29,11 +29,11 @@ func (s *Service) withFleet(ctx context.Context, fn func(*sink.Fleet) error) err
 	if err != nil {
 		return err
 	}
-	f, closeFn, err := openSink(ctx, conf)
+	f, err := sink.Dial(ctx, conf, "hangdog links")
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer f.Close()
 	return fn(f)
 }
 
@@ -52,7 +52,7 @@ func (s *Service) register(ctx context.Context, w *watch.Watcher, owner string) 
 	if err != nil {
 		return err
 	}
-	rec, err := sink.RecordFor(w, secret, sandboxName(conf))
+	rec, err := sink.RecordFor(w, secret, sink.SandboxName(conf))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/receiver"
+	"github.com/hangdog/hangdog/receiver/sink"
 )
 
 // Serve runs the home's receiver (`hangdog serve`): trigger links at
@@ -28,13 +29,13 @@ func (s *Service) Serve(ctx context.Context, stay bool, log io.Writer) error {
 	if conf.ServeSink() == "" {
 		return receiver.Serve(ctx, s.store, opts)
 	}
-	f, closeFn, err := openSink(ctx, conf)
+	f, err := sink.Dial(ctx, conf, "hangdog fleet receiver")
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer f.Close()
 	if log != nil {
-		fmt.Fprintf(log, "the fleet receiver: links of every sandbox at %s (serve.sink)\n", redactedSink(conf))
+		fmt.Fprintf(log, "the fleet receiver: links of every sandbox at %s (serve.sink)\n", sink.Redacted(conf))
 	}
 	opts.Links = f.Links()
 	opts.Mounts["/approve/"] = approval.HandlerFor(f.Approvals(), s.store.Registry().Home())

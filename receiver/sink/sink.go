@@ -18,8 +18,8 @@
 //     its own subject that stores each message in the watcher's inbox as
 //     the local receiver would, acknowledged only once it is stored.
 //
-// The connection itself (servers, credentials) is package fleet's. Without
-// serve.sink nothing here is used.
+// The connection itself (servers, credentials) is package fleet's (Dial).
+// Without serve.sink nothing here is used and no connection is made.
 package sink
 
 import (
@@ -30,6 +30,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/hangdog/hangdog/fleet"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -54,8 +55,9 @@ const (
 
 // Fleet is the links stream and bucket on one connection.
 type Fleet struct {
-	js jetstream.JetStream
-	kv jetstream.KeyValue
+	js   jetstream.JetStream
+	kv   jetstream.KeyValue
+	conn *fleet.Conn // Dial's, closed by Close
 }
 
 // Open finds the links stream and bucket, creating those that are missing

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/fleet/natstest"
 	"github.com/hangdog/hangdog/receiver"
 	"github.com/hangdog/hangdog/receiver/sink"
 	"github.com/hangdog/hangdog/watch"
@@ -198,7 +199,7 @@ func githubSig(secret, body string) string {
 // watcher once, with the sender's body; a repeat is a duplicate, a wrong
 // signature is refused, and another sandbox's watcher hears nothing.
 func TestFleetLinkFiresItsSandboxOnce(t *testing.T) {
-	url := startNATS(t)
+	url := natstest.StartT(t, 1).URLs()
 	a, other := home(t), home(t)
 	fa, fo := connect(t, url), connect(t, url)
 	rcv := fleetReceiver(t, url)
@@ -242,7 +243,7 @@ func TestFleetLinkFiresItsSandboxOnce(t *testing.T) {
 // consumer stopped and started again halfway: one event per delivery id.
 func TestFleetConcurrentSendersOneEventPerDelivery(t *testing.T) {
 	const senders, each = 20, 10
-	url := startNATS(t)
+	url := natstest.StartT(t, 1).URLs()
 	a := home(t)
 	fa := connect(t, url)
 	rcvs := []string{fleetReceiver(t, url), fleetReceiver(t, url)}
@@ -317,7 +318,7 @@ func TestFleetConcurrentSendersOneEventPerDelivery(t *testing.T) {
 // are taken and five refused with a Retry-After; with a window in each
 // receiver's memory ten would be taken.
 func TestFleetReceiversShareTheRateWindow(t *testing.T) {
-	url := startNATS(t)
+	url := natstest.StartT(t, 1).URLs()
 	a := home(t)
 	fa := connect(t, url)
 	rcvs := []string{fleetReceiver(t, url), fleetReceiver(t, url)}
