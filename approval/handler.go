@@ -44,17 +44,15 @@ type handler struct {
 // asked, a missing or wrong nonce, or a cross-site post; 400 for a
 // decision that is no option; 405 for other methods.
 func Handler(store *watch.Store) http.Handler {
-	return HandlerFor(store, store.Registry().Home())
+	return HandlerFor(store, FileKey(filepath.Join(store.Registry().Home(), keyFile)))
 }
 
-// HandlerFor is Handler over other Approvals; the nonce key is kept in
-// home. Receivers that serve the same links behind a load balancer must
-// share the key (the same file), or a page from one is refused by
-// another.
-func HandlerFor(src Approvals, home string) http.Handler {
+// HandlerFor is Handler over other Approvals, its nonce key from key
+// (the fleet receivers share theirs).
+func HandlerFor(src Approvals, key KeySource) http.Handler {
 	h := &handler{
 		store: src,
-		keys:  &keyring{path: filepath.Join(home, keyFile)},
+		keys:  &keyring{load: key},
 		now:   time.Now,
 	}
 	// The nonce key is made now, when the receiver starts, so that opening

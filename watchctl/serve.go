@@ -38,6 +38,7 @@ func (s *Service) Serve(ctx context.Context, stay bool, log io.Writer) error {
 		fmt.Fprintf(log, "the fleet receiver: links of every sandbox at %s (serve.sink)\n", sink.Redacted(conf))
 	}
 	opts.Links = f.Links()
-	opts.Mounts["/approve/"] = approval.HandlerFor(f.Approvals(), s.store.Registry().Home())
+	ap := f.Approvals()
+	opts.Mounts["/approve/"] = approval.HandlerFor(ap, ap.NonceKey(approval.NewKey))
 	return receiver.Serve(ctx, s.store, opts)
 }

@@ -105,3 +105,33 @@ func (a *Approvals) send(ctx context.Context, hash string, d *watch.Decision) er
 	_, err := a.f.publish(ctx, hash, hash+".decision", &message{Kind: kindDecision, At: d.At, Decision: d})
 	return err
 }
+
+// nonceKeyKey holds the approval pages' nonce key in the bucket.
+const nonceKeyKey = "approval-nonce-key"
+
+// NonceKey gives the approval pages' nonce key (an approval.KeySource)
+// from the bucket, made by the first receiver that needs it, so a page
+// one receiver served is answered at another. newKey makes a key.
+func (a *Approvals) NonceKey(newKey func() ([]byte, error)) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		for {
+			e, err := a.f.kv.Get(ctx, nonceKeyKey)
+			if err == nil {
+				return e.Value(), nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyNotFound) {
+				return nil, fmt.Errorf("read the approval nonce key from %s: %w", Bucket, err)
+			}
+			key, err := newKey()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := a.f.kv.Create(ctx, nonceKeyKey, key); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+				return nil, fmt.Errorf("store the approval nonce key in %s: %w", Bucket, err)
+			}
+			// Created, or another receiver's came first: read what is kept.
+		}
+	}
+}

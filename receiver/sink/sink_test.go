@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/hangdog/hangdog/approval"
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/fleet/natstest"
 	"github.com/hangdog/hangdog/receiver"
@@ -64,9 +67,24 @@ func connect(t *testing.T, url string) *sink.Fleet {
 func fleetReceiver(t *testing.T, url string) string {
 	t.Helper()
 	f := connect(t, url)
-	srv := httptest.NewServer(receiver.New(home(t), receiver.Options{Links: f.Links()}))
+	ap := f.Approvals()
+	srv := httptest.NewServer(receiver.New(home(t), receiver.Options{Links: f.Links(),
+		Mounts: map[string]http.Handler{"/approve/": approval.HandlerFor(ap, ap.NonceKey(approval.NewKey))}}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// register registers a link watcher at the fleet, as the watcher service
+// does.
+func register(t *testing.T, f *sink.Fleet, w *watch.Watcher, secret, sandbox string) {
+	t.Helper()
+	rec, err := sink.RecordFor(w, secret, sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Register(t.Context(), w.Spec.Link.TokenHash, rec, 0); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // link makes a trigger link in a sandbox and registers it at the fleet,
@@ -85,13 +103,7 @@ func link(t *testing.T, store *watch.Store, f *sink.Fleet, q *watch.Request, san
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := sink.RecordFor(c.Watcher, secret, sandbox)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Register(t.Context(), c.Spec.Link.TokenHash, rec, 0); err != nil {
-		t.Fatal(err)
-	}
+	register(t, f, c.Watcher, secret, sandbox)
 	return c.Watcher, token
 }
 
@@ -340,5 +352,61 @@ func TestFleetReceiversShareTheRateWindow(t *testing.T) {
 	}
 	if taken != 5 || refused != 5 {
 		t.Fatalf("taken %d, refused %d; want 5 and 5 (one window for both receivers)", taken, refused)
+	}
+}
+
+var nonceField = regexp.MustCompile(`name="nonce" value="([^"]+)"`)
+
+func form(t *testing.T, link string, v url.Values) answer {
+	t.Helper()
+	resp, err := http.PostForm(link, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, string(b), resp.Header}
+}
+
+// An approval asked in a sandbox is decided on a page of the fleet
+// receiver: the page opened at one receiver is answered at another (they
+// share the nonce key and the decision), the sandbox's approval watcher
+// fires once with the decision, and a second decision is refused with the
+// first shown.
+func TestFleetApprovalDecidedAtAnotherReceiver(t *testing.T) {
+	url := natstest.StartT(t, 1).URLs()
+	a := home(t)
+	fa := connect(t, url)
+	rcvs := []string{fleetReceiver(t, url), fleetReceiver(t, url)}
+	w, token, err := a.CreateApproval(&watch.ApprovalRequest{Question: "Deploy build 142?", Details: "staging is green"}, "s1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(t, fa, w, "", "sandbox-a")
+	runSandbox(t, a, fa, w, token)
+
+	resp, err := http.Get(watch.ApprovalURL(rcvs[0], token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := nonceField.FindStringSubmatch(string(page))
+	if resp.StatusCode != http.StatusOK || m == nil || !strings.Contains(string(page), "Deploy build 142?") || !strings.Contains(string(page), "staging is green") {
+		t.Fatalf("the page: %d\n%s", resp.StatusCode, page)
+	}
+	got := form(t, watch.ApprovalURL(rcvs[1], token), map[string][]string{"nonce": {m[1]}, "decision": {"Approve"}, "comment": {"go"}})
+	if got.code != http.StatusOK || !strings.Contains(got.body, "Decision recorded") {
+		t.Fatalf("the decision at the other receiver: %d\n%s", got.code, got.body)
+	}
+	got = form(t, watch.ApprovalURL(rcvs[0], token), map[string][]string{"nonce": {m[1]}, "decision": {"Reject"}})
+	if got.code != http.StatusConflict || !strings.Contains(got.body, "Approve") {
+		t.Fatalf("a second decision: %d\n%s", got.code, got.body)
+	}
+	waitFor(t, "the sandbox's approval to fire", 20*time.Second, func() bool { return len(fires(t, a)) == 1 })
+	time.Sleep(500 * time.Millisecond)
+	evs := fires(t, a)
+	if len(evs) != 1 || evs[0].WatcherID != w.Spec.ID || evs[0].Decision != "Approve" || !strings.HasSuffix(evs[0].Comment, "go") {
+		t.Fatalf("fires in the sandbox: %+v", evs)
 	}
 }
