@@ -227,6 +227,9 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	case errors.Is(err, watch.ErrLinkClosed):
 		r.logf("%s 404 closed meanwhile", id)
 		notFound(w)
+	case errors.Is(err, ErrUnavailable):
+		r.logf("%s 503 %v", id, err)
+		unavailable(w)
 	case err != nil:
 		r.logf("%s 500 %v", id, err)
 		refusal(w, http.StatusInternalServerError, "the delivery could not be stored; try again")

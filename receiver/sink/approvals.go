@@ -27,36 +27,41 @@ func (f *Fleet) Approvals() *Approvals { return &Approvals{f: f} }
 func (a *Approvals) ApprovalByToken(token string, now time.Time) (*watch.ApprovalView, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	v, _, err := a.view(ctx, TokenHash(token), now)
+	v, err := a.view(ctx, TokenHash(token), now)
 	return v, err
 }
 
-func (a *Approvals) view(ctx context.Context, hash string, now time.Time) (*watch.ApprovalView, uint64, error) {
+func (a *Approvals) view(ctx context.Context, hash string, now time.Time) (*watch.ApprovalView, error) {
 	r, err := a.f.record(ctx, hash)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if r.Kind != watch.KindApproval || r.Approval == nil {
-		return nil, 0, fmt.Errorf("link: %w", watch.ErrNotFound)
+		return nil, fmt.Errorf("link: %w", watch.ErrNotFound)
 	}
 	v := &watch.ApprovalView{ID: r.Sandbox + "/" + r.Watcher, Approval: *r.Approval, ExpiresAt: r.ExpiresAt}
 	e, err := a.f.kv.Get(ctx, decisionKey(hash))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 	case err != nil:
-		return nil, 0, fmt.Errorf("read the decision from %s: %w", Bucket, err)
+		return nil, fmt.Errorf("read the decision from %s: %w", Bucket, err)
 	default:
 		var d watch.Decision
 		if err := json.Unmarshal(e.Value(), &d); err != nil {
-			return nil, 0, fmt.Errorf("the decision in %s: %w", Bucket, err)
+			return nil, fmt.Errorf("the decision in %s: %w", Bucket, err)
 		}
 		v.Decision = &d
-		return v, e.Revision(), nil
+		if !now.Before(d.At.Add(watch.DecidedPageFor)) {
+			_ = a.f.forget(ctx, hash) // its page is no longer served
+			return nil, fmt.Errorf("link: %w", watch.ErrNotFound)
+		}
+		return v, nil
 	}
 	if !now.Before(r.ExpiresAt) {
-		return nil, 0, fmt.Errorf("link: %w", watch.ErrNotFound)
+		_ = a.f.forget(ctx, hash) // it can never be decided
+		return nil, fmt.Errorf("link: %w", watch.ErrNotFound)
 	}
-	return v, 0, nil
+	return v, nil
 }
 
 // Decide records the first decision and publishes it to the sandbox
@@ -68,7 +73,7 @@ func (a *Approvals) Decide(token, choice, comment string, now time.Time) (*watch
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	hash := TokenHash(token)
-	v, _, err := a.view(ctx, hash, now)
+	v, err := a.view(ctx, hash, now)
 	if err != nil {
 		return nil, err
 	}

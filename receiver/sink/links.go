@@ -42,7 +42,13 @@ func (l *Links) Open(token string, now time.Time) (receiver.Link, error) {
 	if err != nil {
 		return receiver.Link{}, unavailable(err)
 	}
-	if r.Kind != watch.KindWebhook || !now.Before(r.ExpiresAt) {
+	if r.Kind != watch.KindWebhook {
+		return receiver.Link{}, watch.ErrLinkClosed
+	}
+	if !now.Before(r.ExpiresAt) {
+		// It can never be called again: its keys go (an expired link's
+		// sandbox pauses it by itself, so nobody withdraws it).
+		_ = l.f.forget(ctx, hash)
 		return receiver.Link{}, watch.ErrLinkClosed
 	}
 	hits, _, err := l.f.counter(ctx, hitsKey(hash))

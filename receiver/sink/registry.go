@@ -99,25 +99,13 @@ func (f *Fleet) Withdraw(ctx context.Context, hash string) error {
 	return nil
 }
 
-// Remove forgets the link (a delete): its record and every key under its
-// hash, the deliveries not yet consumed, and its consumer.
+// Remove forgets the link (a delete): every key under its hash, the
+// deliveries not yet consumed, and its consumer.
 func (f *Fleet) Remove(ctx context.Context, hash string) error {
 	if err := f.Withdraw(ctx, hash); err != nil {
 		return err
 	}
-	var errs []error
-	if kl, err := f.kv.ListKeysFiltered(ctx, hash+".>"); err == nil {
-		for k := range kl.Keys() {
-			if err := f.kv.Purge(ctx, k); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-				errs = append(errs, err)
-			}
-		}
-	} else if !errors.Is(err, jetstream.ErrNoKeysFound) {
-		errs = append(errs, err)
-	}
-	if err := f.kv.Purge(ctx, recordKey(hash)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		errs = append(errs, err)
-	}
+	errs := []error{f.forget(ctx, hash)}
 	if st, err := f.js.Stream(ctx, Stream); err == nil {
 		if err := st.Purge(ctx, jetstream.WithPurgeSubject(SubjectOf(hash))); err != nil {
 			errs = append(errs, err)
@@ -132,6 +120,25 @@ func (f *Fleet) Remove(ctx context.Context, hash string) error {
 		return fmt.Errorf("remove the link from the fleet: %w", err)
 	}
 	return nil
+}
+
+// forget purges every key under the link's hash, its record last. What
+// the stream holds for the sandbox stays: it was accepted.
+func (f *Fleet) forget(ctx context.Context, hash string) error {
+	var errs []error
+	if kl, err := f.kv.ListKeysFiltered(ctx, hash+".>"); err == nil {
+		for k := range kl.Keys() {
+			if err := f.kv.Purge(ctx, k); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+				errs = append(errs, err)
+			}
+		}
+	} else if !errors.Is(err, jetstream.ErrNoKeysFound) {
+		errs = append(errs, err)
+	}
+	if err := f.kv.Purge(ctx, recordKey(hash)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // record reads a link's record; an unknown one is watch.ErrNotFound.
