@@ -30,6 +30,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/fleet/autostart"
 	"github.com/hangdog/hangdog/settings"
 )
 
@@ -319,7 +320,7 @@ const homeIDFile = "home-id"
 
 // Dir is the fleet's directory in a home (the forwarder's lock and log,
 // the home id).
-func Dir(home string) string { return filepath.Join(home, "fleet") }
+func Dir(home string) string { return autostart.Dir(home) }
 
 // HomeID is the home's id in the fleet: 16 random hex digits made on
 // first use and kept in <home>/fleet/home-id, so a home made anew at the

@@ -24,12 +24,12 @@ const module = "github.com/hangdog/hangdog"
 var layers = [][]string{
 	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "internal/taskstate", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
-	{"fleet", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
-	{"supervisor", "taskctl", "watch", "wake"},
+	{"fleet", "fleet/autostart", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
+	{"supervisor", "taskctl", "watch", "wake", "wake/fleetsource"},
 	{"receiver", "receiver/sink", "approval"},
 	{"watchctl"},
 	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the
