@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,10 +44,13 @@ func home(t *testing.T) *watch.Store {
 	return s
 }
 
-// connect is one process's connection to the fleet.
-func connect(t *testing.T, url string) *sink.Fleet {
+// connect is one process's connection to the fleet (replicas 1).
+func connect(t *testing.T, url string) *sink.Fleet { return connectR(t, url, 1) }
+
+// connectR is connect with the stream and bucket made with replicas.
+func connectR(t *testing.T, url string, replicas int) *sink.Fleet {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func connect(t *testing.T, url string) *sink.Fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sink.Open(t.Context(), js, 1)
+	f, err := sink.Open(t.Context(), js, replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,21 +255,43 @@ func TestFleetLinkFiresItsSandboxOnce(t *testing.T) {
 }
 
 // Twenty concurrent senders, each delivery sent to one receiver and
-// retried at another (an answer lost on the way), with the sandbox's
-// consumer stopped and started again halfway: one event per delivery id.
+// retried at another (an answer lost on the way), on a 3-node cluster
+// with 3 replicas of which one node is killed and restarted mid-run, and
+// with the sandbox's consumer stopped and started again mid-run: one
+// event per delivery id, and every retry after a 202 is a duplicate.
 func TestFleetConcurrentSendersOneEventPerDelivery(t *testing.T) {
 	const senders, each = 20, 10
-	url := natstest.StartT(t, 1).URLs()
+	cluster := natstest.StartT(t, 3)
+	url := cluster.URLs()
 	a := home(t)
-	fa := connect(t, url)
+	fa := connectR(t, url, 3)
 	rcvs := []string{fleetReceiver(t, url), fleetReceiver(t, url)}
 	maxHits := 1000 // more than the deliveries: a used-up link answers even a retry 404, as the local receiver does
 	w, token := link(t, a, fa, &watch.Request{Kind: watch.KindWebhook, Rate: "60000/min", MaxHits: &maxHits}, "sandbox-a")
 	stop := runSandbox(t, a, fa, w, token)
 
+	var accepted atomic.Int64
+	mid := make(chan struct{}) // the disturbances are done
+	go func() {
+		defer close(mid)
+		for accepted.Load() < 40 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cluster.Kill(1)
+		for accepted.Load() < 90 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		stop() // the sandbox goes away: the stream keeps its deliveries
+		stop = runSandbox(t, a, fa, w, token)
+		for accepted.Load() < 140 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := cluster.Restart(1); err != nil {
+			t.Error(err)
+		}
+	}()
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	dups := 0
+	var dups, retried atomic.Int64
 	for s := range senders {
 		wg.Add(1)
 		go func() {
@@ -277,30 +303,33 @@ func TestFleetConcurrentSendersOneEventPerDelivery(t *testing.T) {
 					for attempt := 0; ; attempt++ {
 						got := post(t, rcvs[(s+d+try)%2]+receiver.HookPrefix+token, body, map[string]string{"Idempotency-Key": id})
 						if got.code == http.StatusAccepted {
-							if strings.Contains(got.body, "duplicate") {
-								mu.Lock()
-								dups++
-								mu.Unlock()
+							if try == 0 {
+								accepted.Add(1)
+							} else if strings.Contains(got.body, "duplicate") {
+								dups.Add(1)
 							}
 							break
 						}
-						if attempt > 50 {
+						if got.code != http.StatusServiceUnavailable && got.code != http.StatusInternalServerError {
 							t.Errorf("%s: %d %s", id, got.code, got.body)
 							return
 						}
-						time.Sleep(20 * time.Millisecond)
+						if attempt > 400 {
+							t.Errorf("%s: still %d after %d tries: %s", id, got.code, attempt, got.body)
+							return
+						}
+						retried.Add(1)
+						time.Sleep(50 * time.Millisecond)
 					}
 				}
 			}
 		}()
-		if s == senders/2 {
-			stop() // the sandbox goes away halfway: the stream keeps its deliveries
-			stop = runSandbox(t, a, fa, w, token)
-		}
 	}
 	wg.Wait()
-	if dups < senders*each {
-		t.Errorf("%d retries were answered as duplicates, want %d", dups, senders*each)
+	<-mid
+	t.Logf("%d requests answered 503/500 while a node was down, retried", retried.Load())
+	if n := dups.Load(); n != senders*each {
+		t.Errorf("%d retries after a 202 were answered as duplicates, want %d", n, senders*each)
 	}
 	waitFor(t, "an event per delivery", 60*time.Second, func() bool { return len(fires(t, a)) >= senders*each })
 	time.Sleep(500 * time.Millisecond)
