@@ -157,6 +157,10 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 	case errors.Is(err, watch.ErrDecided):
 		v.Decision = d
 		h.page(w, r, http.StatusConflict, h.decidedPage(v, "Already decided", "A decision was made before yours; yours was not recorded."))
+	case errors.Is(err, watch.ErrDecisionNotSent):
+		v.Decision = d
+		p := h.decidedPage(v, "Recorded, not yet sent", "Your decision is recorded but could not be passed on yet. Reload this page in a moment to send it on; the first decision stands.")
+		h.page(w, r, http.StatusServiceUnavailable, p)
 	case errors.Is(err, watch.ErrBadChoice):
 		h.page(w, r, http.StatusBadRequest, h.formPage(v, key, token, comment, "Nothing was recorded: "+err.Error()+"."))
 	case err != nil:

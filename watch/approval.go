@@ -187,6 +187,10 @@ var (
 	// ErrBadChoice: the choice is not one of the options, or the comment
 	// is too long (400).
 	ErrBadChoice = errors.New("not a valid decision")
+	// ErrDecisionNotSent: the decision is recorded but did not reach the
+	// watcher yet (the fleet receiver could not publish it); asking again
+	// sends it (503).
+	ErrDecisionNotSent = errors.New("the decision is recorded but was not sent on yet")
 )
 
 // ApprovalByToken returns the approval behind a link token for its page.

@@ -23,11 +23,19 @@ func (f *Fleet) Approvals() *Approvals { return &Approvals{f: f} }
 
 // ApprovalByToken reads the approval and its decision, as
 // watch.Store.ApprovalByToken does: an unknown, withdrawn or expired
-// undecided one is watch.ErrNotFound.
+// undecided one is watch.ErrNotFound. Nothing is recorded; a decision
+// already recorded is published again.
 func (a *Approvals) ApprovalByToken(token string, now time.Time) (*watch.ApprovalView, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	v, err := a.view(ctx, TokenHash(token), now)
+	hash := TokenHash(token)
+	v, err := a.view(ctx, hash, now)
+	if err == nil && v.Decision != nil {
+		// Sent again, in case its first publish failed (the page said
+		// so and asked for a reload); the stream or the sandbox keeps it
+		// once.
+		_ = a.send(ctx, hash, v.Decision)
+	}
 	return v, err
 }
 
@@ -67,8 +75,8 @@ func (a *Approvals) view(ctx context.Context, hash string, now time.Time) (*watc
 // Decide records the first decision and publishes it to the sandbox
 // before it returns; a later one gets the first with watch.ErrDecided
 // (and publishes it again: should the first's publish have failed, it
-// reaches the sandbox now; the stream keeps it once). If the publish
-// fails, the decision is taken back: nothing was recorded.
+// reaches the sandbox now; the stream keeps it once). A decision recorded
+// but not published is returned with watch.ErrDecisionNotSent.
 func (a *Approvals) Decide(token, choice, comment string, now time.Time) (*watch.Decision, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -89,7 +97,7 @@ func (a *Approvals) Decide(token, choice, comment string, now time.Time) (*watch
 	if err != nil {
 		return nil, fmt.Errorf("encode the decision: %w", err)
 	}
-	rev, err := a.f.kv.Create(ctx, decisionKey(hash), b)
+	_, err = a.f.kv.Create(ctx, decisionKey(hash), b)
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		return a.Decide(token, choice, comment, now) // another receiver's came first: show it
 	}
@@ -97,10 +105,10 @@ func (a *Approvals) Decide(token, choice, comment string, now time.Time) (*watch
 		return nil, fmt.Errorf("record the decision in %s: %w", Bucket, err)
 	}
 	if err := a.send(ctx, hash, d); err != nil {
-		if derr := a.f.kv.Purge(ctx, decisionKey(hash), jetstream.LastRevision(rev)); derr != nil {
-			return nil, fmt.Errorf("%w; and the decision could not be taken back from %s: %v", err, Bucket, derr)
-		}
-		return nil, err
+		// Kept: the stream may have stored it (an answer lost on the
+		// way), and a decision taken back here could still reach the
+		// sandbox. The next press sends it again (the stream keeps it once).
+		return d, fmt.Errorf("%w: %w", watch.ErrDecisionNotSent, err)
 	}
 	return d, nil
 }

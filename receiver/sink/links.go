@@ -108,7 +108,7 @@ func (l *Links) Take(lk receiver.Link, kind string, perMin int, now time.Time) (
 // record has seen within watch.DedupeKey's window is a repeat; otherwise
 // a hit is reserved (none left: the link is closed), the delivery
 // published under its message id, and the hit given back if the stream
-// had it already (a concurrent or earlier retry) or the publish failed.
+// had it already (a concurrent or earlier retry).
 // Only then is it recorded as seen: a crash before that makes the
 // sender's retry a duplicate at the stream (within its window) or at the
 // sandbox (watch.Store.AcceptDelivery), never a second event.
@@ -135,11 +135,15 @@ func (l *Links) Accept(lk receiver.Link, d watch.Delivery, now time.Time) (bool,
 	}
 	dup, err := l.f.publish(ctx, hash, msgID(hash, dk), &message{Kind: kindDelivery, At: now,
 		ID: d.ID, Event: d.Event, ContentType: d.ContentType, Body: d.Body})
-	if err != nil || dup {
-		if rerr := l.f.addHit(ctx, hash, r.MaxHits, -1); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		return dup && err == nil, unavailable(err)
+	if err != nil {
+		// Its hit is kept: the stream may have stored it (an answer lost
+		// on the way), and then the retry is a duplicate that gives back
+		// only its own. A hit too many closes the link one early; one too
+		// few would take a delivery the sandbox then refuses.
+		return false, unavailable(err)
+	}
+	if dup {
+		return true, unavailable(l.f.addHit(ctx, hash, r.MaxHits, -1))
 	}
 	// Not kept is no loss: a retry is then a duplicate at the stream or
 	// at the sandbox.
