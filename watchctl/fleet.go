@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hangdog/hangdog/receiver/sink"
 	"github.com/hangdog/hangdog/watch"
@@ -103,11 +104,27 @@ func (s *Service) consumeFleet(ctx context.Context, id string, log io.Writer) {
 			return
 		}
 	}
-	err = s.withFleet(ctx, func(f *sink.Fleet) error {
-		fmt.Fprintf(log, "taking this link's deliveries from the fleet (serve.sink)\n")
-		return f.Consume(ctx, s.store, w, token, log)
-	})
-	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(log, "the fleet's deliveries are not taken: %v\n", err)
+	// Until the runner ends: a runner started while no server answers
+	// takes its deliveries once one does (Consume itself waits out an
+	// outage of a connection it has).
+	for {
+		err = s.withFleet(ctx, func(f *sink.Fleet) error {
+			fmt.Fprintf(log, "taking this link's deliveries from the fleet (serve.sink)\n")
+			return f.Consume(ctx, s.store, w, token, log)
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		fmt.Fprintf(log, "the fleet's deliveries are not taken yet (%v); trying again in %v\n", err, fleetRetry)
+		t := time.NewTimer(fleetRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
 	}
 }
+
+// fleetRetry spaces a runner's tries to reach the fleet's servers.
+const fleetRetry = 5 * time.Second
