@@ -20,8 +20,8 @@ import (
 // sandbox: its own HANGDOG_HOME, settings and runner task) carries the
 // receiver's address, starts no receiver of its own, and a delivery
 // called at the fleet receiver fires the sandbox's watcher once; a
-// repeat is a duplicate; `watch rm` in the sandbox closes the link at the
-// fleet receiver.
+// repeat is a duplicate; `watch pause` closes the link at the fleet
+// receiver and `watch resume` opens it again; `watch rm` closes it.
 func TestFleetReceiverFiresASandboxsLink(t *testing.T) {
 	nats := natstest.StartT(t, 1)
 	port := freePort(t)
@@ -105,10 +105,28 @@ func TestFleetReceiverFiresASandboxsLink(t *testing.T) {
 		t.Fatalf("the receiver's home has the fire:\n%s", got)
 	}
 
+	// A pause withdraws the link from the fleet receiver; a resume
+	// registers it again.
+	if r := sb.run("watch", "pause", "w1"); r.code != 0 {
+		t.Fatalf("watch pause: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if code, body := deliver(`{"status":"done","run":8}`, "run-8"); code != http.StatusNotFound {
+		t.Fatalf("a delivery to the paused link: %d %s", code, body)
+	}
+	if r := sb.run("watch", "resume", "w1"); r.code != 0 {
+		t.Fatalf("watch resume: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if code, body := deliver(`{"status":"done","run":9}`, "run-9"); code != http.StatusAccepted || strings.Contains(body, "duplicate") {
+		t.Fatalf("a delivery after resume: %d %s", code, body)
+	}
+	eventually(t, "the resumed watcher to fire", 30*time.Second, func() bool {
+		return strings.Count(sb.run("events", "--json").stdout, `"watch_fired"`) == 2
+	})
+
 	if r := sb.run("watch", "rm", "w1"); r.code != 0 {
 		t.Fatalf("watch rm: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if code, body := deliver(`{"status":"done","run":8}`, "run-8"); code != http.StatusNotFound {
+	if code, body := deliver(`{"status":"done","run":10}`, "run-10"); code != http.StatusNotFound {
 		t.Fatalf("a delivery after rm: %d %s", code, body)
 	}
 }
