@@ -264,3 +264,34 @@ func TestFleetEveryEventOnceInOrder(t *testing.T) {
 		t.Errorf("hosts %v, kinds %v: want three sandboxes and a watcher's fire", hosts, kinds)
 	}
 }
+
+// Without events.sink a task start starts no forwarder and writes nothing
+// of the fleet; with a sink that answers nowhere, the task still runs and
+// the forwarder waits, its log naming the server without its credentials.
+func TestFleetNothingWithoutASink(t *testing.T) {
+	w := newWorld(t)
+	if r := w.run("bg", "run", "--", "bash", "-c", "exit 1"); r.code != 0 {
+		t.Fatalf("bg run: %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(fleet.Dir(w.home)); !os.IsNotExist(err) {
+		t.Errorf("without a sink, %s exists (%v)", fleet.Dir(w.home), err)
+	}
+
+	sink := newWorld(t)
+	sink.extra = []string{"HANGDOG_EVENTS_SINK=nats://s3cret-token@127.0.0.1:1"}
+	t.Cleanup(func() {
+		if pid := forwarderPID(sink.home); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if r := sink.run("run", "--", "true"); r.code != 0 {
+		t.Fatalf("run with an unreachable sink: %d %s", r.code, r.stderr)
+	}
+	eventually(t, "the forwarder's log to say it cannot publish", 20*time.Second, func() bool {
+		b, _ := os.ReadFile(autostart.LogPath(sink.home))
+		return strings.Contains(string(b), "cannot publish to nats://***@127.0.0.1:1")
+	})
+	if b, _ := os.ReadFile(autostart.LogPath(sink.home)); strings.Contains(string(b), "s3cret") {
+		t.Errorf("the forwarder's log shows the credentials:\n%s", b)
+	}
+}

@@ -105,10 +105,13 @@ func Redact(urls string) string {
 			parts[i] = p
 			continue
 		}
-		if u.User != nil {
-			u.User = url.User("***")
+		if u.User == nil {
+			parts[i] = p
+			continue
 		}
-		parts[i] = u.String()
+		u.User = nil
+		// Not url.User("***"), which String escapes to %2A%2A%2A.
+		parts[i] = strings.Replace(u.String(), "://", "://***@", 1)
 	}
 	return strings.Join(parts, ",")
 }

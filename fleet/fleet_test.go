@@ -53,7 +53,7 @@ func TestRedactHidesUserInfo(t *testing.T) {
 			t.Errorf("Redact(%q) = %q: shows %q", in, out, secret)
 		}
 	}
-	if !strings.Contains(out, "h1:4222") || !strings.Contains(out, "nats://h3:4222") {
+	if !strings.HasPrefix(out, "nats://***@h1:4222,") || !strings.Contains(out, ",nats://h3:4222,") {
 		t.Errorf("Redact lost the hosts: %q", out)
 	}
 }
