@@ -27,11 +27,29 @@ const (
 	keyFile   = "approval-nonce.key" // under the home, 0600
 )
 
-// keyring loads the home's nonce key once, making it on first use.
+// keyring loads the nonce key once, making it on first use: the home's
+// file, or what a fleet receiver's KeySource gives.
 type keyring struct {
-	path string
+	load KeySource
 	mu   sync.Mutex
 	key  []byte
+}
+
+// KeySource gives the 32-byte nonce key, making it if there is none yet;
+// every receiver of the same links must get the same key, or a page one
+// served is refused by another.
+type KeySource func() ([]byte, error)
+
+// FileKey is the key kept in the file at path (0600), made on first use.
+func FileKey(path string) KeySource { return func() ([]byte, error) { return loadOrMakeKey(path) } }
+
+// NewKey is a fresh random key, for a KeySource that stores its own.
+func NewKey() ([]byte, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	return key, nil
 }
 
 func (k *keyring) get() ([]byte, error) {
@@ -40,9 +58,12 @@ func (k *keyring) get() ([]byte, error) {
 	if k.key != nil {
 		return k.key, nil
 	}
-	key, err := loadOrMakeKey(k.path)
+	key, err := k.load()
 	if err != nil {
 		return nil, err
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("approval nonce key: %d bytes, want 32", len(key))
 	}
 	k.key = key
 	return key, nil
@@ -63,9 +84,9 @@ func loadOrMakeKey(path string) ([]byte, error) {
 	if err == nil {
 		return nil, fmt.Errorf("approval nonce key %s: %d bytes, want 32; remove it and a new one is made", path, len(b))
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
+	key, err := NewKey()
+	if err != nil {
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+keyFile+".tmp-*")
 	if err != nil {

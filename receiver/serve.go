@@ -59,6 +59,10 @@ type ServeOptions struct {
 	CheckEvery, Grace time.Duration
 	// Ready, if set, is called with the address once it listens.
 	Ready func(Address)
+	// Links, if set, are the trigger links it serves instead of this
+	// home's (the fleet receiver's): it then stays until stopped, as with
+	// Stay, since no link of this home keeps it.
+	Links Links
 }
 
 func dirOf(store *watch.Store) string { return filepath.Join(store.Registry().Home(), serveDir) }
@@ -97,7 +101,10 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 	}
 	addr := Address{Address: ln.Addr().String(), PID: pid, Home: HomeID(store.Registry().Home()), Started: time.Now()}
 	addr.URL = baseURL(addr.Address)
-	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log})
+	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log, Links: opts.Links})
+	if opts.Links != nil {
+		opts.Stay = true
+	}
 	srv := &http.Server{
 		Handler:           rcv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -244,7 +251,9 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 		case <-tick.C:
 		}
 		active := activeLinks(store, time.Now())
-		r.forget(active)
+		if r.local != nil {
+			r.local.forget(active)
+		}
 		if fsw != nil {
 			for id := range active {
 				_ = fsw.Add(filepath.Join(store.Registry().Home(), "watchers", id))

@@ -226,6 +226,14 @@ var keySpecs = []KeySpec{
 		userOnlyWhy: "open hangdog's receiver to other machines",
 		parse:       parseHostPort,
 	},
+	{
+		Key: "serve.sink", Kind: KindString, Default: "",
+		Allowed:     "NATS server URLs (nats://, tls://, ws:// or wss://), comma-separated, or empty for none",
+		Help:        "NATS JetStream servers of the fleet's links (see docs/fleet.md): links made here are called at the fleet receiver ($HANGDOG_RECEIVER_URL) and their deliveries come from these servers, and hangdog serve with it set is that receiver; credentials as for events.sink (events.credentials). Empty: this machine's receiver.",
+		UserOnly:    true,
+		userOnlyWhy: "send your links' deliveries and approval decisions through another machine",
+		parse:       parseNATSURLs,
+	},
 	// The fleet: events out to a NATS JetStream stream (package fleet).
 	// Without events.sink nothing of it is loaded or started.
 	{

@@ -67,6 +67,7 @@ type Settings struct {
 	onSessionEnd string
 	watchers     Watchers
 	serveAddress string
+	serveSink    string
 	events       Events
 }
 
@@ -165,6 +166,7 @@ func Load(opts Options) (*Settings, error) {
 		Watchers Watchers `mapstructure:"watchers"`
 		Serve    struct {
 			Address string `mapstructure:"address"`
+			Sink    string `mapstructure:"sink"`
 		} `mapstructure:"serve"`
 		Events Events `mapstructure:"events"`
 	}
@@ -177,6 +179,7 @@ func Load(opts Options) (*Settings, error) {
 	s.onSessionEnd = all.Tasks.OnSessionEnd
 	s.watchers = all.Watchers
 	s.serveAddress = all.Serve.Address
+	s.serveSink = all.Serve.Sink
 	s.events = all.Events
 	return s, nil
 }
@@ -392,6 +395,10 @@ func (s *Settings) Watchers() Watchers { return s.watchers }
 
 // ServeAddress is where `hangdog serve` listens (serve.address).
 func (s *Settings) ServeAddress() string { return s.serveAddress }
+
+// ServeSink is the fleet's NATS servers for links (serve.sink); "" for
+// none: links are this machine's receiver's.
+func (s *Settings) ServeSink() string { return s.serveSink }
 
 // Events is where this home's events are published (events.*).
 func (s *Settings) Events() Events { return s.events }

@@ -139,8 +139,8 @@ func TestValidateUnknownKeySuggestsNearest(t *testing.T) {
 
 func TestKeysDescribeEveryKeyWithDefaultThatValidates(t *testing.T) {
 	keys := Keys()
-	if len(keys) != 33 {
-		t.Fatalf("Keys() has %d keys, the table has 33", len(keys))
+	if len(keys) != 34 {
+		t.Fatalf("Keys() has %d keys, the table has 34", len(keys))
 	}
 	for _, k := range keys {
 		if k.Help == "" || k.Allowed == "" {

@@ -20,5 +20,10 @@ func (s *Service) Run(ctx context.Context, id string, log io.Writer) error {
 	}
 	judge, note, _ := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv)
 	r := &watch.Runner{Store: s.store, ID: id, Log: log, Judge: judge, JudgeNote: note}
+	// A link's deliveries come from the fleet while the runner runs.
+	fleetCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); s.consumeFleet(fleetCtx, id, log) }()
+	defer func() { stop(); <-done }()
 	return r.Run(ctx)
 }

@@ -145,14 +145,14 @@ type Created struct {
 // created and made (the receiver started) before its task starts; a link
 // that cannot be made removes the watcher again: nothing was created.
 func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Created, error) {
-	if strings.EqualFold(strings.TrimSpace(q.Kind), watch.KindWebhook) {
-		if _, err := publicBase(); err != nil {
-			return nil, err // before anything is created: the link would be unusable
-		}
-	}
 	conf, err := s.settings()
 	if err != nil {
 		return nil, err
+	}
+	if strings.EqualFold(strings.TrimSpace(q.Kind), watch.KindWebhook) {
+		if err := s.checkBase(); err != nil {
+			return nil, err // before anything is created: the link would be unusable
+		}
 	}
 	wc, err := s.store.Create(ctx, q, c.Owner, c.Project)
 	if err != nil {
@@ -179,10 +179,10 @@ func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Crea
 // If the link cannot be made (the receiver does not start, a malformed
 // $HANGDOG_RECEIVER_URL), nothing is created.
 func (s *Service) CreateApproval(ctx context.Context, c Caller, q *watch.ApprovalRequest) (*Created, error) {
-	if _, err := publicBase(); err != nil {
+	if _, err := s.settings(); err != nil {
 		return nil, err
 	}
-	if _, err := s.settings(); err != nil {
+	if err := s.checkBase(); err != nil {
 		return nil, err
 	}
 	w, _, err := s.store.CreateApproval(q, c.Owner, c.Project)
@@ -239,7 +239,11 @@ func (s *Service) Pause(c Caller, id, reason string) (*watch.Watcher, error) {
 	if err := s.store.Pause(id, owner, reason); err != nil {
 		return nil, err
 	}
-	return s.store.Get(id, owner)
+	w, err := s.store.Get(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	return w, s.unregister(context.Background(), w, false)
 }
 
 // Resume clears a watcher's pause, starts its task if it is not running
@@ -276,7 +280,11 @@ func (s *Service) Delete(c Caller, id string) (*watch.Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Delete(id, owner)
+	w, err := s.store.Delete(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	return w, s.unregister(context.Background(), w, true)
 }
 
 // Secret is a trigger link's signing secret ("" for an unsigned link),
@@ -366,6 +374,9 @@ func (s *Service) EndSession(session, policy string) ([]*watch.Watcher, error) {
 			continue
 		}
 		ended = append(ended, w)
+		if err := s.unregister(context.Background(), w, false); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return ended, errors.Join(errs...)
 }

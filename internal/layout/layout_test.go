@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"fleet", "fleet/autostart", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake", "wake/fleetsource", "mcpproxy"},
-	{"receiver", "approval"},
+	{"receiver", "receiver/sink", "approval"},
 	{"watchctl"},
 	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/testbin/mcpstub", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "faults", "e2e/claudecode", "e2e/codex"},
