@@ -89,14 +89,19 @@ func hangdogProcess(pid int, a *watch.Approval) string {
 			return who + " runs under " + what
 		case p.TaskID != "":
 			return who + " runs in hangdog task " + p.TaskID
-		case p.TaskMark:
-			// Checked on every ancestor, though a marked process's
-			// children are all marked: an unmarked child of a marked
-			// process is one root unmarked, and root may do anything.
+		}
+	}
+	// A process that left its task (env -i, setsid, its supervisor killed)
+	// still carries the mark. Looked at after the rest, which name the
+	// task or the program; every ancestor, though a marked process's
+	// children are all marked: root could unmark one, and root may do
+	// anything.
+	for i, p := range anc {
+		if p.TaskMark {
 			if i == 0 {
-				return who + " was started by a hangdog task (it carries the task mark, a hard file-lock limit of 0, which it cannot lift)"
+				return who + " was started by a hangdog task: it carries the task mark (a hard file-lock limit of 0, which it cannot lift)"
 			}
-			return who + " runs under " + what + ", which was started by a hangdog task (it carries the task mark)"
+			return fmt.Sprintf("%s runs under %s (pid %d), which was started by a hangdog task: it carries the task mark", who, p.ExeBase(), p.PID)
 		}
 	}
 	return ""

@@ -147,8 +147,8 @@ exec `+curl+` -s -o `+out+`.body -w '%{http_code}' -X POST --data-urlencode nonc
 		t.Fatalf("the escapee did not leave the task's tree (parent, supervisor, bash: %s); stderr: %s", b, errs)
 	}
 	t.Logf("escaped: parent %d (supervisor %d killed, bash %d gone); the POST answered %s", parent, sup, bash, code)
-	if string(code) != "403" {
-		t.Errorf("a task's escaped process posted a decision: %s\n%s", code, body)
+	if string(code) != "403" || !strings.Contains(string(body), "task mark") {
+		t.Errorf("a task's escaped process posted: %s, want 403 for the task mark\n%s", code, body)
 	} else if m := regexp.MustCompile(`role="alert">([^<]*)`).FindSubmatch(body); m != nil {
 		t.Logf("refused: %s", m[1])
 	}
