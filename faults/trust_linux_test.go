@@ -3,7 +3,10 @@
 package faults
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -155,4 +159,73 @@ exec `+curl+` -s -o `+out+`.body -w '%{http_code}' -X POST --data-urlencode nonc
 	if ls := w.run("watch", "ls"); strings.Contains(ls.stdout, "decided") {
 		t.Errorf("the escaped process's decision was recorded:\n%s", ls.stdout)
 	}
+}
+
+// squatter listens on the world's serve.address as another user's program
+// would after the receiver went away: it answers the identity path as this
+// home's receiver (the home's id is a hash of its path, the old pid was in
+// `ps`) but has none of the home's files. It counts what else reaches it.
+type squatter struct {
+	srv  *http.Server
+	hits atomic.Int32 // requests to anything but the identity path
+}
+
+func (w *linkWorld) squat(pid int) *squatter {
+	w.t.Helper()
+	ln, err := net.Listen("tcp", w.addr)
+	if err != nil {
+		w.t.Fatalf("squat %s: %v", w.addr, err)
+	}
+	sum := sha256.Sum256([]byte(w.home))
+	claim := fmt.Sprintf(`{"receiver":"hangdog","home":%q,"pid":%d,"proof":"forged"}`, hex.EncodeToString(sum[:8]), pid)
+	s := &squatter{}
+	s.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.hangdog/receiver" {
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(rw, claim)
+			return
+		}
+		s.hits.Add(1)
+		rw.WriteHeader(http.StatusAccepted)
+	})}
+	go func() { _ = s.srv.Serve(ln) }() // ends at Close
+	w.t.Cleanup(func() { _ = s.srv.Close() })
+	return s
+}
+
+// Issue 26, item 2: with no receiver running, another program on
+// serve.address that claims to be this home's receiver — with no address
+// file, or behind the stale file of a receiver that was killed — gets no
+// link: create fails naming the port and serve.address, nothing is
+// created, and nothing reaches the squatter.
+func TestSquattedReceiverPortGetsNoLink(t *testing.T) {
+	w := newLinkWorld(t)
+	s := w.squat(os.Getpid())
+	check := func(what string, r result) {
+		t.Helper()
+		if r.code == 0 || !strings.Contains(r.stderr, w.addr) || !strings.Contains(r.stderr, "serve.address") || !strings.Contains(r.stderr, "nothing was created") {
+			t.Errorf("%s against a squatted port: exit %d\nstdout: %s\nstderr: %s", what, r.code, r.stdout, r.stderr)
+		}
+	}
+	check("approve create", w.run("approve", "create", "--question", "Deploy?"))
+	check("watch create --kind webhook", w.run("watch", "create", "--kind", "webhook"))
+	// The stale address file of a receiver killed with -9, naming the pid
+	// the squatter claims.
+	dir := filepath.Join(w.home, "serve")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(w.home))
+	stale := fmt.Sprintf(`{"address":%q,"url":"http://%s","pid":%d,"home":%q,"started":"2026-12-03T10:00:00Z"}`, w.addr, w.addr, os.Getpid(), hex.EncodeToString(sum[:8]))
+	if err := os.WriteFile(filepath.Join(dir, "address.json"), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("approve create behind a stale address file", w.run("approve", "create", "--question", "Deploy?"))
+	if ls := w.run("watch", "ls", "--all", "--json"); strings.TrimSpace(ls.stdout) != "[]" {
+		t.Errorf("refused creates left watchers: %s", ls.stdout)
+	}
+	if n := s.hits.Load(); n != 0 {
+		t.Errorf("the squatter was sent %d requests", n)
+	}
+	_ = os.Remove(filepath.Join(dir, "address.json")) // not the cleanup's to kill
 }

@@ -34,9 +34,10 @@ const MaxPayload = 1 << 20
 // Paths.
 const (
 	HookPrefix = "/hook/"
-	// IdentityPath answers who this receiver is, so a client can tell
-	// hangdog's receiver for its home from a stale address or another
-	// program on the port.
+	// IdentityPath answers who this receiver is and, given a challenge,
+	// proves it with the home's key, so a client can tell hangdog's
+	// receiver for its home from a stale address or another program (of
+	// another user) on the port.
 	IdentityPath = "/.hangdog/receiver"
 )
 
@@ -60,6 +61,7 @@ type Receiver struct {
 	log   io.Writer
 	now   func() time.Time
 	home  string
+	keys  *keyring // the identity key, for a challenge
 
 	mu      sync.Mutex
 	logMu   sync.Mutex
@@ -69,7 +71,7 @@ type Receiver struct {
 // New builds the receiver over the store's links.
 func New(store *watch.Store, opts Options) *Receiver {
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}}
+		home: HomeID(store.Registry().Home()), keys: &keyring{dir: dirOf(store)}, buckets: map[string]*bucket{}}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -96,12 +98,10 @@ func HomeID(home string) string {
 
 type identity struct {
 	Receiver string `json:"receiver"` // "hangdog"
-	Home     string `json:"home"`     // HomeID
+	Home     string `json:"home"`     // HomeID: a label, proven only by Proof
 	PID      int    `json:"pid"`
-}
-
-func (r *Receiver) identity(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, identity{Receiver: "hangdog", Home: r.home, PID: pid})
+	// Proof answers the request's challenge (see identity.go).
+	Proof string `json:"proof,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

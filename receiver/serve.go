@@ -84,14 +84,20 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 		}
 		return fmt.Errorf("another hangdog serve already serves this home (%s is locked)", filepath.Join(dir, runLock))
 	}
+	// Made before it listens, so a challenge is answered from the first
+	// connection.
+	key, err := identityKey(dir)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.Address)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			who := "another program"
-			if id, perr := probe(ctx, opts.Address); perr == nil {
-				who = fmt.Sprintf("hangdog's receiver of another home (pid %d)", id.PID)
+			if _, perr := prove(ctx, opts.Address, key, HomeID(store.Registry().Home())); perr != nil && !errors.Is(perr, errNotListening) {
+				who = perr.Error()
 			}
-			return fmt.Errorf("serve.address %s is in use by %s; choose a free port: `hangdog config set serve.address 127.0.0.1:PORT`", opts.Address, who)
+			return fmt.Errorf("serve.address %s is in use (%s); choose a free port: `hangdog config set serve.address 127.0.0.1:PORT`", opts.Address, who)
 		}
 		return fmt.Errorf("listen on serve.address %s: %w", opts.Address, err)
 	}
