@@ -229,3 +229,88 @@ func TestSquattedReceiverPortGetsNoLink(t *testing.T) {
 	}
 	_ = os.Remove(filepath.Join(dir, "address.json")) // not the cleanup's to kill
 }
+
+// deliver POSTs one delivery to a trigger link; 0 when nothing answered.
+func deliver(link string) int {
+	resp, err := http.Post(link, "application/json", strings.NewReader(`{"n":1}`))
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// watchLsRow is the row of watcher id in `watch ls`.
+func (w *linkWorld) watchLsRow(id string) string {
+	for _, line := range strings.Split(w.run("watch", "ls").stdout, "\n") {
+		if strings.HasPrefix(line, id+" ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// Issue 26, item 5's second half (brief trust, item 3): a receiver killed
+// with -9 while a link is open is restarted within seconds by the link's
+// runner, and a delivery then succeeds; while another program holds the
+// port instead, `watch ls` does not call the link active (it says what
+// holds the port), and once the port is free the receiver is back.
+func TestCrashedReceiverIsRestarted(t *testing.T) {
+	w := newLinkWorld(t)
+	r := w.run("watch", "create", "--kind", "webhook", "--json")
+	var c struct {
+		ID     string `json:"id"`
+		URL    string `json:"url"`
+		TaskID string `json:"task_id"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &c) != nil || c.URL == "" {
+		t.Fatalf("watch create --kind webhook: %+v", r)
+	}
+	eventually(t, "the link's runner", 20*time.Second, func() bool { return strings.Contains(w.watchLsRow(c.ID), "active") })
+	if code := deliver(c.URL); code != 202 {
+		t.Fatalf("a delivery to the live receiver = %d", code)
+	}
+	kill := func() int {
+		t.Helper()
+		pid := w.receiverPID()
+		if pid <= 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
+			t.Fatalf("no receiver to kill (pid %d)", pid)
+		}
+		for syscall.Kill(pid, 0) == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		return pid
+	}
+
+	// A crash: back within seconds, on the same port, the link unchanged.
+	old := kill()
+	died := time.Now()
+	eventually(t, "a delivery after the receiver's kill -9", 15*time.Second, func() bool { return deliver(c.URL) == 202 })
+	back := time.Since(died)
+	t.Logf("killed receiver %d; a delivery was accepted again after %v (by pid %d)", old, back.Round(time.Millisecond), w.receiverPID())
+	if back > 5*time.Second {
+		t.Errorf("the receiver took %v to come back, want a few seconds", back)
+	}
+
+	// A crash with the port taken at once by another program: the link is
+	// not active, and `watch ls` says what holds its port.
+	kill()
+	s := w.squat(1)
+	row := w.watchLsRow(c.ID)
+	if strings.Contains(row, " active ") || !strings.Contains(row, "unserved") || !strings.Contains(row, w.addr) {
+		t.Errorf("watch ls while another program holds the port:\n%s", row)
+	}
+	t.Logf("watch ls: %s", row)
+	time.Sleep(3 * time.Second) // the runner tries, and is refused
+	if n := s.hits.Load(); n != 0 {
+		t.Errorf("the squatter was sent %d requests", n)
+	}
+	_ = s.srv.Close()
+	freed := time.Now()
+	eventually(t, "a delivery after the port was freed", 15*time.Second, func() bool { return deliver(c.URL) == 202 })
+	t.Logf("port freed; a delivery was accepted again after %v", time.Since(freed).Round(time.Millisecond))
+	if row := w.watchLsRow(c.ID); !strings.Contains(row, " active ") {
+		t.Errorf("watch ls once the receiver is back:\n%s", row)
+	}
+	t.Logf("the runner's log:\n%s", w.run("bg", "logs", c.TaskID).stdout)
+}

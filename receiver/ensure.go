@@ -69,7 +69,7 @@ func Ensure(ctx context.Context, store *watch.Store) (string, error) {
 		if !errors.Is(err, errNotListening) {
 			// A link made now would hand its token, its deliveries and
 			// its decision to whoever that is.
-			return "", fmt.Errorf("serve.address %s is held by a listener hangdog cannot prove is this home's receiver (%v), and no link is made against it: if it is another program or another user's, choose a free port with `hangdog config set serve.address 127.0.0.1:PORT`", addr, err)
+			return "", fmt.Errorf("serve.address %s is held by a listener hangdog cannot prove is this home's receiver: %v. No link is made against it: if it is another program or another user's, choose a free port with `hangdog config set serve.address 127.0.0.1:PORT`", addr, err)
 		}
 	}
 	exe, args, err := ServeCommand()

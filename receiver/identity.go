@@ -143,7 +143,7 @@ func Check(ctx context.Context, store *watch.Store) error {
 	case errors.Is(err, errNotListening):
 		return ErrNotRunning
 	case err != nil:
-		return fmt.Errorf("its address %s is not its own: %w", a.Address, err)
+		return fmt.Errorf("the receiver's address %s is held by a listener that is not this home's receiver: %w", a.Address, err)
 	case id.PID != a.PID:
 		return fmt.Errorf("%w (its address file names pid %d; pid %d answers)", ErrNotRunning, a.PID, id.PID)
 	}
@@ -193,11 +193,10 @@ func prove(ctx context.Context, addr string, key []byte, home string) (identity,
 		return id, &unprovenError{"it does not answer as hangdog's receiver"}
 	}
 	if at == nil || !hmac.Equal([]byte(id.Proof), []byte(proofOf(key, challenge, *at))) {
-		what := "another home's receiver, or another user's program"
 		if id.Home == home {
-			what = "it claims to be, but does not hold the home's key: another user's program, or an older hangdog of yours (then stop it: kill " + fmt.Sprint(id.PID) + ")"
+			return id, &unprovenError{fmt.Sprintf("it claims to be this home's receiver (pid %d) but does not hold the home's key: another user's program, or an older hangdog of yours (then stop it: kill %d)", id.PID, id.PID)}
 		}
-		return id, &unprovenError{fmt.Sprintf("it answers as hangdog's receiver (pid %d) but cannot prove it is this home's: %s", id.PID, what)}
+		return id, &unprovenError{fmt.Sprintf("it answers as hangdog's receiver (pid %d) of another home, or another user's", id.PID)}
 	}
 	return id, nil
 }

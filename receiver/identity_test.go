@@ -38,7 +38,7 @@ func TestReceiverProvesItsIdentity(t *testing.T) {
 	}
 	other := t.TempDir()
 	var unproven *unprovenError
-	if _, err := proveHome(other, addr); !errors.As(err, &unproven) || !strings.Contains(err.Error(), "another home's receiver") {
+	if _, err := proveHome(other, addr); !errors.As(err, &unproven) || !strings.Contains(err.Error(), "of another home") {
 		t.Errorf("proved with another home's key: %v", err)
 	}
 	// Nothing listening is told apart from something that cannot prove.

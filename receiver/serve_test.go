@@ -153,7 +153,7 @@ func TestServeOnABusyPort(t *testing.T) {
 	other := newLab(t)
 	_, store := processHome(t, "127.0.0.1:0")
 	err := Serve(context.Background(), store, ServeOptions{Address: strings.TrimPrefix(other.srv.URL, "http://")})
-	if err == nil || !strings.Contains(err.Error(), "cannot prove it is this home's: another home's receiver") || !strings.Contains(err.Error(), "serve.address") {
+	if err == nil || !strings.Contains(err.Error(), "is in use by a listener that is not this home's receiver (it answers as hangdog's receiver (pid") || !strings.Contains(err.Error(), "serve.address") {
 		t.Errorf("Serve on a taken port: %v", err)
 	}
 	if _, err := http.Get(other.srv.URL + IdentityPath); err != nil {

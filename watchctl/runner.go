@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/hangdog/hangdog/receiver"
 	"github.com/hangdog/hangdog/watch"
 )
 
 // Run runs watcher id's loop in this process (what `hangdog __watch ID`,
 // the task startRunner starts, does) until it is paused, deleted or
-// expired, or ctx ends. The decision model is resolved here, from this
+// expired, or ctx ends; a link's runner also restarts the receiver if it
+// dies meanwhile (receiver.Keep). The decision model is resolved here, from this
 // task's settings and environment: those of the create or resume that
 // started it.
 func (s *Service) Run(ctx context.Context, id string, log io.Writer) error {
@@ -20,5 +22,13 @@ func (s *Service) Run(ctx context.Context, id string, log io.Writer) error {
 	}
 	judge, note, _ := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv)
 	r := &watch.Runner{Store: s.store, ID: id, Log: log, Judge: judge, JudgeNote: note}
+	if w, err := s.store.Lookup(id); err == nil && w.Spec.Link != nil {
+		// A link's runner also keeps the receiver its link needs running:
+		// nothing else would restart one that was killed.
+		kctx, cancel := context.WithCancel(ctx)
+		kept := make(chan struct{})
+		go func() { defer close(kept); receiver.Keep(kctx, s.store, id, log) }()
+		defer func() { cancel(); <-kept }()
+	}
 	return r.Run(ctx)
 }

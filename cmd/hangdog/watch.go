@@ -346,6 +346,12 @@ func watchRow(svc *watchctl.Service, w *watch.Watcher) string {
 		what += " — paused: " + plain(w.State.Reason)
 	case state == "stopped":
 		what += " — its task is not running; `hangdog watch resume " + w.Spec.ID + "` restarts it"
+	case state == "unserved":
+		why := "hangdog's receiver is not running"
+		if err := svc.ReceiverProblem(w); err != nil {
+			why = plain(err.Error())
+		}
+		what += " — it cannot be called now: " + why + "; its runner starts the receiver again within seconds"
 	case w.State.Judging != nil:
 		what += " — " + judgingNote(w.State.Judging)
 	case w.State.LastError != "":
