@@ -2,8 +2,10 @@
 // serve`): the handler that takes trigger-link deliveries at
 // POST /hook/<token> and mounts other link handlers (approval pages under
 // /approve/), the server process that listens at serve.address, writes
-// where it listens and leaves when no link is active, and Ensure, which
-// starts that process on demand. Everything it accepts is on disk (the
+// where it listens and leaves when no link is active, Ensure, which
+// starts that process on demand, Keep, which starts it again if it dies
+// while a link is open, and the proof of its identity (identity.go) that
+// tells it from another user's listener on its port. Everything it accepts is on disk (the
 // watcher's inbox, through watch.Store) before it answers; it keeps only
 // rate windows in memory.
 //
