@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -193,6 +194,69 @@ func (w *linkWorld) squat(pid int) *squatter {
 	return s
 }
 
+// squatterPy is the squatter as a program of its own, for another uid: it
+// answers the identity path with claim, tries to read the home's key each
+// time, and prints a line per request.
+const squatterPy = `
+import http.server, sys
+host, port, claim, key = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith("/.hangdog/receiver"):
+            try:
+                open(key, "rb").read()
+                print("key read", flush=True)
+            except OSError as e:
+                print("key refused:", e.strerror, flush=True)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(claim)))
+            self.end_headers()
+            self.wfile.write(claim)
+            return
+        print("hit", self.command, self.path, flush=True)
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_POST = do_GET
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer((host, port), H)
+print("listening", flush=True)
+srv.serve_forever()
+`
+
+// squatAsNobody runs the squatter as user nobody (uid 65534), which only
+// root can arrange: a second user on this machine. It returns its output
+// so far and a stop that ends it; ok false when it cannot run here.
+func (w *linkWorld) squatAsNobody(pid int) (out func() string, stop func(), ok bool) {
+	w.t.Helper()
+	if os.Geteuid() != 0 {
+		return nil, nil, false
+	}
+	py, err := exec.LookPath("/usr/bin/python3")
+	if err != nil {
+		return nil, nil, false
+	}
+	host, port, _ := net.SplitHostPort(w.addr)
+	sum := sha256.Sum256([]byte(w.home))
+	claim := fmt.Sprintf(`{"receiver":"hangdog","home":%q,"pid":%d}`, hex.EncodeToString(sum[:8]), pid)
+	cmd := exec.Command(py, "-c", squatterPy, host, port, claim, filepath.Join(w.home, "serve", "identity.key"))
+	cmd.Dir, cmd.Env = "/", []string{"PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	buf := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = buf, buf
+	if err := cmd.Start(); err != nil {
+		w.t.Logf("cannot run a squatter as nobody: %v", err)
+		return nil, nil, false
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	w.t.Cleanup(stop)
+	eventually(w.t, "the squatter (as nobody) to listen", 10*time.Second, func() bool { return strings.Contains(buf.String(), "listening") })
+	return buf.String, stop, true
+}
+
 // Issue 26, item 2: with no receiver running, another program on
 // serve.address that claims to be this home's receiver — with no address
 // file, or behind the stale file of a receiver that was killed — gets no
@@ -200,13 +264,26 @@ func (w *linkWorld) squat(pid int) *squatter {
 // created, and nothing reaches the squatter.
 func TestSquattedReceiverPortGetsNoLink(t *testing.T) {
 	w := newLinkWorld(t)
-	s := w.squat(os.Getpid())
 	check := func(what string, r result) {
 		t.Helper()
 		if r.code == 0 || !strings.Contains(r.stderr, w.addr) || !strings.Contains(r.stderr, "serve.address") || !strings.Contains(r.stderr, "nothing was created") {
 			t.Errorf("%s against a squatted port: exit %d\nstdout: %s\nstderr: %s", what, r.code, r.stdout, r.stderr)
 		}
 	}
+	// Another user, where this test can be one (as root): the home's key
+	// is out of its reach, and so are the links.
+	if out, stop, ok := w.squatAsNobody(os.Getpid()); ok {
+		check("approve create against user nobody's listener", w.run("approve", "create", "--question", "Deploy?"))
+		o := out()
+		if !strings.Contains(o, "key refused: Permission denied") || strings.Contains(o, "key read") || strings.Contains(o, "hit ") {
+			t.Errorf("the squatter running as nobody:\n%s", o)
+		}
+		t.Logf("as nobody: %s", strings.ReplaceAll(strings.TrimSpace(o), "\n", "; "))
+		stop()
+	} else {
+		t.Log("no second user here (not root): only the squatter of this user, without the home's key, runs")
+	}
+	s := w.squat(os.Getpid())
 	check("approve create", w.run("approve", "create", "--question", "Deploy?"))
 	check("watch create --kind webhook", w.run("watch", "create", "--kind", "webhook"))
 	// The stale address file of a receiver killed with -9, naming the pid

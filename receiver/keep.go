@@ -40,7 +40,8 @@ func LinkActive(store *watch.Store, w *watch.Watcher, now time.Time) bool {
 // within about keepEvery of its death, by Ensure (concurrent Keeps take
 // turns under its lock; one starts it). A look costs a read of
 // address.json and of the receiver's /proc/PID/stat, no request. What it
-// did and why a restart failed go to log, once per change.
+// did goes to log: each restart, and why one failed once until it
+// succeeds.
 func Keep(ctx context.Context, store *watch.Store, id string, log io.Writer) {
 	dir := dirOf(store)
 	tick := time.NewTicker(keepEvery)
@@ -75,6 +76,7 @@ func Keep(ctx context.Context, store *watch.Store, id string, log io.Writer) {
 			continue
 		}
 		say("the receiver was not running: restarted")
+		said = "" // the next death is news again
 	}
 }
 
