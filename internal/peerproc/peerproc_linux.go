@@ -273,7 +273,8 @@ func launcher(p *Proc, args []string) bool {
 // locks and leases files as before; a program that tries to raise it
 // (`ulimit -x unlimited`) is refused. It is 0 because nothing lower
 // exists: a marked process cannot step to another value that looks
-// unmarked, and no system sets it to 0 for its users.
+// unmarked. (A system that set it to 0 for everyone would make every
+// process look marked: refused, never let through.)
 
 // MarkTask marks this process, and so everything it starts from now on,
 // as a task's. The supervisor calls it before it starts the command.
