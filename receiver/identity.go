@@ -83,8 +83,9 @@ func unmapped(a netip.AddrPort) netip.AddrPort {
 func (r *Receiver) identity(w http.ResponseWriter, req *http.Request) {
 	id := identity{Receiver: "hangdog", Home: r.home, PID: pid}
 	if c := req.URL.Query().Get("challenge"); c != "" {
-		if len(c) > maxChallenge {
-			refusal(w, http.StatusBadRequest, "the challenge is too long")
+		// Hex only: the proof's message is then unambiguous (no "|").
+		if _, err := hex.DecodeString(c); err != nil || len(c) > maxChallenge {
+			refusal(w, http.StatusBadRequest, "the challenge must be at most 128 hex digits")
 			return
 		}
 		local, _ := req.Context().Value(http.LocalAddrContextKey).(net.Addr)
