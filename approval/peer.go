@@ -20,9 +20,10 @@ var hangdogExes = map[string]bool{"hangdog": true, "hangdog-full": true, "hangdo
 // this machine must come from a process found holding the connection (a
 // browser keeps it open), and neither it nor any of its ancestors may be
 // a hangdog program, run inside a hangdog task (by its environment or by
-// the task mark, which a process that left the task's environment, session
-// and tree still carries: peerproc.MarkTask), or be the agent that asked. What cannot be checked is refused: the page is for people, who
-// can open it elsewhere, and an agent must not find a way round.
+// the task mark, which a process that left the task's environment,
+// session and tree still carries: peerproc.MarkTask), or be the agent
+// that asked. What cannot be checked is refused: the page is for people,
+// who can open it elsewhere, and an agent must not find a way round.
 func refusal(r *http.Request, a *watch.Approval) string {
 	client, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 // Run runs watcher id's loop in this process (what `hangdog __watch ID`,
 // the task startRunner starts, does) until it is paused, deleted or
 // expired, or ctx ends; a link's runner also restarts the receiver if it
-// dies meanwhile (receiver.Keep). The decision model is resolved here, from this
-// task's settings and environment: those of the create or resume that
-// started it.
+// dies meanwhile (receiver.Keep). The decision model is resolved here,
+// from this task's settings and environment: those of the create or
+// resume that started it.
 func (s *Service) Run(ctx context.Context, id string, log io.Writer) error {
 	conf, err := s.settings()
 	if err != nil {
