@@ -7,13 +7,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // The page's nonce: "<unix seconds>.<HMAC-SHA256(key, token|seconds)>",
@@ -69,39 +68,11 @@ func (k *keyring) get() ([]byte, error) {
 	return key, nil
 }
 
-// loadOrMakeKey reads the key, or writes a new one so that of two
-// processes making it at once both end with the same: written to a temp
-// file, then linked into place (link fails if the other won; its key is
-// read).
+// loadOrMakeKey reads the key, making it on first use.
 func loadOrMakeKey(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err == nil && len(b) == 32 {
-		return b, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("approval nonce key %s: %w", path, err)
-	}
-	if err == nil {
-		return nil, fmt.Errorf("approval nonce key %s: %d bytes, want 32; remove it and a new one is made", path, len(b))
-	}
-	key, err := NewKey()
+	key, err := safefile.Key(path, 32)
 	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+keyFile+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(key)
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return loadOrMakeKey(path)
-		}
-		return nil, fmt.Errorf("approval nonce key: %w", err)
+		return nil, fmt.Errorf("approval nonce %w", err)
 	}
 	return key, nil
 }

@@ -2,8 +2,10 @@
 // serve`): the handler that takes trigger-link deliveries at
 // POST /hook/<token> and mounts other link handlers (approval pages under
 // /approve/), the server process that listens at serve.address, writes
-// where it listens and leaves when no link is active, and Ensure, which
-// starts that process on demand. Everything it accepts is on disk (the
+// where it listens and leaves when no link is active, Ensure, which
+// starts that process on demand, Keep, which starts it again if it dies
+// while a link is open, and the proof of its identity (identity.go) that
+// tells it from another user's listener on its port. Everything it accepts is on disk (the
 // watcher's inbox, through watch.Store) before it answers; it keeps only
 // rate windows in memory. Where links are found and deliveries kept is a
 // Links: the home's store by default, or the fleet's (Options.Links) when
@@ -36,9 +38,10 @@ const MaxPayload = 1 << 20
 // Paths.
 const (
 	HookPrefix = "/hook/"
-	// IdentityPath answers who this receiver is, so a client can tell
-	// hangdog's receiver for its home from a stale address or another
-	// program on the port.
+	// IdentityPath answers who this receiver is and, given a challenge,
+	// proves it with the home's key, so a client can tell hangdog's
+	// receiver for its home from a stale address or another program (of
+	// another user) on the port.
 	IdentityPath = "/.hangdog/receiver"
 )
 
@@ -67,6 +70,7 @@ type Receiver struct {
 	home  string
 	links Links
 	local *StoreLinks // links when they are the store's, else nil
+	keys  *keyring // the identity key, for a challenge
 
 	logMu sync.Mutex
 }
@@ -74,7 +78,7 @@ type Receiver struct {
 // New builds the receiver over the store's links.
 func New(store *watch.Store, opts Options) *Receiver {
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), links: opts.Links}
+		home: HomeID(store.Registry().Home()), links: opts.Links, keys: &keyring{dir: dirOf(store)}}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -105,12 +109,10 @@ func HomeID(home string) string {
 
 type identity struct {
 	Receiver string `json:"receiver"` // "hangdog"
-	Home     string `json:"home"`     // HomeID
+	Home     string `json:"home"`     // HomeID: a label, proven only by Proof
 	PID      int    `json:"pid"`
-}
-
-func (r *Receiver) identity(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, identity{Receiver: "hangdog", Home: r.home, PID: pid})
+	// Proof answers the request's challenge (see identity.go).
+	Proof string `json:"proof,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

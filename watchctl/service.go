@@ -18,8 +18,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/receiver"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -68,6 +70,12 @@ type Service struct {
 	once    sync.Once
 	conf    *settings.Settings
 	confErr error
+
+	// The receiver's last check (ReceiverProblem): one a second, however
+	// many links a listing shows.
+	recvMu  sync.Mutex
+	recvAt  time.Time
+	recvErr error
 }
 
 // Open opens the home's watchers. The settings of opts.Dir are read when
@@ -327,7 +335,9 @@ func (s *Service) Running(w *watch.Watcher) bool {
 }
 
 // State is a watcher's state in a word: damaged (its files cannot be
-// read), paused, stopped (its task is not running) or active.
+// read), paused, stopped (its task is not running), unserved (a link
+// whose receiver is not running or not this home's: ReceiverProblem says
+// which) or active.
 func (s *Service) State(w *watch.Watcher) string {
 	switch {
 	case w.Damaged != "":
@@ -336,8 +346,27 @@ func (s *Service) State(w *watch.Watcher) string {
 		return "paused"
 	case !s.Running(w):
 		return "stopped"
+	case s.ReceiverProblem(w) != nil:
+		return "unserved"
 	}
 	return "active"
+}
+
+// ReceiverProblem says why w's active link cannot be called now — the
+// receiver is not running, or what holds its address instead — or nil
+// (also for a watcher that is no active link).
+func (s *Service) ReceiverProblem(w *watch.Watcher) error {
+	if w.Spec.Link == nil || w.Damaged != "" || !receiver.LinkActive(s.store, w, time.Now()) {
+		return nil
+	}
+	s.recvMu.Lock()
+	defer s.recvMu.Unlock()
+	if time.Since(s.recvAt) > time.Second {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.recvErr, s.recvAt = receiver.Check(ctx, s.store), time.Now()
+		cancel()
+	}
+	return s.recvErr
 }
 
 // SessionEnded is the pause reason of a watcher whose session ended.
