@@ -70,7 +70,7 @@ type Receiver struct {
 	home  string
 	links Links
 	local *StoreLinks // links when they are the store's, else nil
-	keys  *keyring // the identity key, for a challenge
+	keys  *keyring    // the identity key, for a challenge
 
 	logMu sync.Mutex
 }
