@@ -76,9 +76,17 @@ func TestStatReadsTaskIDAndStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
-	p, err := Stat(child.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
+	// Until the child has exec'd sleep, /proc shows the test's own
+	// environment (the fork's copy), without the variable.
+	var p *Proc
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var err error
+		if p, err = Stat(child.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if p.Comm == "sleep" || time.Now().After(deadline) {
+			break
+		}
 	}
 	if p.TaskID != "t42" || p.Start == 0 || p.PPID != os.Getpid() || p.Comm != "sleep" {
 		t.Fatalf("stat %+v", p)
