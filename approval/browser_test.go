@@ -243,11 +243,6 @@ func TestBrowserApproves(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- (&watch.Runner{Store: f.store, ID: w.Spec.ID}).Run(ctx) }()
-
 	d := startDriver(t, chromium, driver)
 	before := snapshot(t, reg.Home())
 	d.open(f.url(token))
@@ -269,6 +264,14 @@ func TestBrowserApproves(t *testing.T) {
 	d.call("POST", "/window", map[string]string{"handle": first})
 	time.Sleep(300 * time.Millisecond) // let any stray write land before comparing
 	sameSnapshot(t, before, snapshot(t, reg.Home()))
+
+	// The watcher's runner starts only now: its own checks write the
+	// watcher's state, which is not the page's doing, and under load one
+	// could land while the pages open.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- (&watch.Runner{Store: f.store, ID: w.Spec.ID}).Run(ctx) }()
 
 	if path := os.Getenv("APPROVAL_SCREENSHOT"); path != "" {
 		var b64 string
