@@ -64,12 +64,15 @@ type Receiver struct {
 	mu      sync.Mutex
 	logMu   sync.Mutex
 	buckets map[string]*bucket // by watcher id: "rate" and "unverified"
+	// gate bounds the requests at their disk work (overload.go).
+	gate *gate
 }
 
 // New builds the receiver over the store's links.
 func New(store *watch.Store, opts Options) *Receiver {
+	_, handlers := overloadLimits(nofileLimit())
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}}
+		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}, gate: newGate(handlers)}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -86,7 +89,23 @@ func (r *Receiver) Mount(prefix string, h http.Handler) {
 	r.mux.Handle(prefix, h)
 }
 
-func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+// ServeHTTP admits a request to its handler through the gate: trigger
+// links pass it for their disk work only (hook), the identity needs no
+// disk and always answers (Ensure asks it), and every other handler (the
+// approval pages) passes it whole.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == IdentityPath || strings.HasPrefix(req.URL.Path, HookPrefix) {
+		r.mux.ServeHTTP(w, req)
+		return
+	}
+	if !r.gate.enter(req.Context()) {
+		r.logf("503 busy (a page)")
+		busy(w)
+		return
+	}
+	defer r.gate.leave()
+	r.mux.ServeHTTP(w, req)
+}
 
 // HomeID names a home without saying its path.
 func HomeID(home string) string {
@@ -135,19 +154,18 @@ func (r *Receiver) logf(format string, args ...any) {
 // hook takes one delivery. The order matters: the method (link previews
 // and mail scanners GET links), the link, the size, the signature, and
 // only then the link's rate, so a stranger's unsigned requests never use
-// up a sender's rate; they have a cap of their own.
+// up a sender's rate; they have a cap of their own. Its disk work (the
+// lookup; the secret and the store) passes the gate, the body's read does
+// not, so a slow sender holds no handler. A failure to read or write is
+// 503 with Retry-After, never "no such link": the link may be live.
 func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		refusal(w, http.StatusMethodNotAllowed, "this is a hangdog trigger link: it takes POST only; opening it does nothing")
 		return
 	}
-	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
-	wt, err := r.store.ByLinkToken(token)
-	now := r.now()
-	if err != nil || !r.store.WebhookOpen(wt, now) {
-		r.logf("404 an unknown or closed link")
-		notFound(w)
+	wt, ok := r.findLink(w, req)
+	if !ok {
 		return
 	}
 	id := wt.Spec.ID
@@ -167,12 +185,24 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		refusal(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
+	if !r.gate.enter(req.Context()) {
+		r.logf("%s 503 busy", id)
+		busy(w)
+		return
+	}
+	defer r.gate.leave()
+	now := r.now()
 	link := wt.Spec.Link
 	if link.Signature != "" {
 		secret, err := r.store.LinkSecret(id, wt.Spec.Owner)
+		if errors.Is(err, watch.ErrNotFound) {
+			r.logf("%s 404 deleted meanwhile", id)
+			notFound(w)
+			return
+		}
 		if err != nil {
-			r.logf("%s 500 %v", id, err)
-			refusal(w, http.StatusInternalServerError, "the link's secret could not be read")
+			r.logf("%s 503 %v", id, err)
+			busy(w)
 			return
 		}
 		if verr := webhooksig.Verify(link.Signature, secret, req.Header, body, now); verr != nil {
@@ -203,8 +233,10 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 404 closed meanwhile", id)
 		notFound(w)
 	case err != nil:
-		r.logf("%s 500 %v", id, err)
-		refusal(w, http.StatusInternalServerError, "the delivery could not be stored; try again")
+		// Not stored, and the sender is told to retry: a 500 would
+		// read as the link's fault; it is the receiver's, for now.
+		r.logf("%s 503 %v", id, err)
+		busy(w)
 	case dup:
 		r.logf("%s 202 a repeat (nothing stored)", id)
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "duplicate": true})
@@ -212,6 +244,35 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 202 stored (%d bytes)", id, len(body))
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true})
 	}
+}
+
+// findLink is the open trigger link a request's path names, through the
+// gate. It has answered the request when it returns false: 404 for a
+// link that is unknown or closed, 503 when the receiver is busy or could
+// not read the link.
+func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request) (*watch.Watcher, bool) {
+	if !r.gate.enter(req.Context()) {
+		r.logf("503 busy")
+		busy(w)
+		return nil, false
+	}
+	defer r.gate.leave()
+	wt, err := r.store.ByLinkToken(strings.TrimPrefix(req.URL.Path, HookPrefix))
+	open := false
+	if err == nil {
+		open, err = r.store.CheckWebhookOpen(wt, r.now())
+	}
+	switch {
+	case errors.Is(err, watch.ErrNotFound) || (err == nil && !open):
+		r.logf("404 an unknown or closed link")
+		notFound(w)
+		return nil, false
+	case err != nil:
+		r.logf("503 the link could not be read: %v", err)
+		busy(w)
+		return nil, false
+	}
+	return wt, true
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

@@ -95,6 +95,8 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 		}
 		return fmt.Errorf("listen on serve.address %s: %w", opts.Address, err)
 	}
+	conns, _ := overloadLimits(nofileLimit())
+	ln = limitListen(ln, conns)
 	addr := Address{Address: ln.Addr().String(), PID: pid, Home: HomeID(store.Registry().Home()), Started: time.Now()}
 	addr.URL = baseURL(addr.Address)
 	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log})

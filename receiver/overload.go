@@ -1,0 +1,139 @@
+package receiver
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Overload. A receiver takes on no more than its descriptors and threads
+// allow, and answers the rest 503 with Retry-After: a storm of 10,500
+// deliveries at once had run one out of descriptors (a live link answered
+// 404 and 500) and up to 9,996 threads (a handler blocked on a watcher's
+// lock or an fsync holds a thread). The limits come from RLIMIT_NOFILE by
+// overloadLimits, once, when the receiver starts.
+const (
+	// fdsPerHandler is the most one handler holds open at once: the
+	// watcher's lock, a file it reads or writes, and a directory it syncs.
+	fdsPerHandler = 4
+	// fdReserve is what the rest of the process holds: the listener, the
+	// log, inotify, the runtime's poller, stdio.
+	fdReserve = 64
+	// maxHandlers bounds the requests doing disk work at once, whatever
+	// the descriptors: each may hold a thread, and the deliveries of one
+	// link take its lock in turn anyway.
+	maxHandlers = 64
+	// maxConns bounds the open connections (some 20 KB of memory each);
+	// past it, new connections wait in the kernel's listen queue.
+	maxConns = 4096
+	// admitWait is how long a request waits for a handler before it is
+	// answered 503; retryAfter the Retry-After of that answer, in seconds.
+	admitWait  = time.Second
+	retryAfter = 1
+	// defaultNofile stands for a limit that cannot be read.
+	defaultNofile = 1024
+)
+
+// overloadLimits are the receiver's limits under a descriptor limit of
+// nofile: at most conns connections open and handlers requests at their
+// disk work. A quarter of the descriptors past the reserve go to
+// handlers, the rest to connections.
+func overloadLimits(nofile uint64) (conns, handlers int) {
+	if nofile == 0 {
+		nofile = defaultNofile
+	}
+	budget := int(min(nofile, 1<<20)) - fdReserve
+	handlers = min(max(budget/(4*fdsPerHandler), 1), maxHandlers)
+	conns = min(max(budget-handlers*fdsPerHandler, 1), maxConns)
+	return conns, handlers
+}
+
+// gate admits at most its capacity of requests at once; a request waits
+// up to admitWait for a place.
+type gate struct{ slots chan struct{} }
+
+func newGate(n int) *gate { return &gate{slots: make(chan struct{}, n)} }
+
+func (g *gate) enter(ctx context.Context) bool {
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(admitWait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (g *gate) leave() { <-g.slots }
+
+// busy answers a request the receiver has no room for now: 503, retry
+// after a second, and the connection closed so its descriptor is free.
+func busy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	w.Header().Set("Connection", "close")
+	refusal(w, http.StatusServiceUnavailable, "the receiver is busy; retry after "+strconv.Itoa(retryAfter)+" s")
+}
+
+// limitListener accepts at most n connections open at once; Accept waits
+// for one to close (the rest wait in the kernel's listen queue, costing
+// this process nothing) so it never fails for want of a descriptor.
+type limitListener struct {
+	net.Listener
+	slots chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func limitListen(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
+}
+
+// CloseWrite keeps the server's graceful close (a half-close before the
+// connection goes) working through the wrapper.
+func (c *limitConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
