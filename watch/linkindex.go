@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -26,12 +27,20 @@ type linkIndex struct {
 	// its mkdir and its spec.json): a miss looks at them again, each by
 	// itself, until they complete or are older than incompleteFor.
 	incomplete map[string]time.Time
-	// dirTime is the watchers directory's mtime at the last sync; racy
-	// says it was then too recent for an equal mtime later to prove that
-	// nothing changed (timestamps are as coarse as the kernel's clock
-	// tick), so the next miss syncs again.
-	dirTime time.Time
-	racy    bool
+	// dir is the watchers directory's mtime and link count (its number
+	// of subdirectories, where the file system keeps it) at the last
+	// sync. racy says the mtime was then too recent for an equal mtime
+	// later to prove that nothing changed (timestamps are as coarse as the
+	// kernel's clock tick), so a miss syncs again, at most every
+	// racyEvery; a create changes the link count at once.
+	dir      dirStamp
+	racy     bool
+	lastSync time.Time
+}
+
+type dirStamp struct {
+	mtime time.Time
+	links uint64
 }
 
 // incompleteFor is how long a directory without a spec is looked at again
@@ -40,8 +49,12 @@ type linkIndex struct {
 const incompleteFor = time.Minute
 
 // racyWindow: a directory mtime this close to the sync that read it may be
-// followed by a change with the same mtime.
-const racyWindow = time.Second
+// followed by a change with the same mtime (a second: some file systems
+// keep whole seconds). racyEvery bounds the syncs it costs.
+const (
+	racyWindow = time.Second
+	racyEvery  = 50 * time.Millisecond
+)
 
 func newLinkIndex() *linkIndex {
 	return &linkIndex{byHash: map[string]string{}, hashOf: map[string]string{}, incomplete: map[string]time.Time{}}
@@ -101,7 +114,8 @@ func (s *Store) syncLinks() error {
 	if err != nil {
 		return fmt.Errorf("look up a link: %w", err)
 	}
-	if x.built && !x.racy && fi.ModTime().Equal(x.dirTime) {
+	now := dirStamp{fi.ModTime(), dirLinks(fi)}
+	if x.built && now.mtime.Equal(x.dir.mtime) && now.links == x.dir.links && (!x.racy || time.Since(x.lastSync) < racyEvery) {
 		for id, since := range x.incomplete {
 			if time.Since(since) > incompleteFor {
 				delete(x.incomplete, id)
@@ -144,18 +158,27 @@ func (s *Store) syncLinks() error {
 			delete(x.incomplete, id)
 		}
 	}
-	x.built, x.dirTime = true, fi.ModTime()
-	x.racy = before.Sub(fi.ModTime()) < racyWindow
+	x.built, x.dir, x.lastSync = true, now, before
+	x.racy = before.Sub(now.mtime) < racyWindow
 	return nil
 }
 
 // indexOne loads one watcher into the index, under x.mu. A directory
 // without a spec is incomplete (looked at again); a damaged watcher is
-// indexed by its spec's link, as a listing shows it.
+// indexed by its spec's link, as a listing shows it. Only a failure that
+// passes (out of descriptors or memory) fails the sync.
 func (s *Store) indexOne(id string) error {
 	x := s.links
 	w, err := s.loadWatcher(id)
 	if errors.Is(err, ErrNotFound) {
+		if _, ok := x.incomplete[id]; !ok {
+			x.incomplete[id] = time.Now()
+		}
+		return nil
+	}
+	if err != nil && !transient(err) {
+		// Unreadable for good (as a listing skips it): looked at again
+		// like an incomplete one, and no reason to fail every lookup.
 		if _, ok := x.incomplete[id]; !ok {
 			x.incomplete[id] = time.Now()
 		}
@@ -172,4 +195,14 @@ func (s *Store) indexOne(id string) error {
 	}
 	x.hashOf[id] = h
 	return nil
+}
+
+// transient: a failure to read that says nothing of the file and passes.
+func transient(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EAGAIN, syscall.EINTR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
