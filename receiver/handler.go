@@ -63,7 +63,8 @@ type Receiver struct {
 
 	mu      sync.Mutex
 	logMu   sync.Mutex
-	buckets map[string]*bucket // by watcher id: "rate" and "unverified"
+	buckets map[string]*bucket    // by watcher id: "rate" and "unverified"
+	queues  map[string]*linkQueue // by watcher id
 	// gate bounds the requests at their disk work (overload.go).
 	gate *gate
 }
@@ -72,7 +73,7 @@ type Receiver struct {
 func New(store *watch.Store, opts Options) *Receiver {
 	_, handlers := overloadLimits(nofileLimit())
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}, gate: newGate(handlers)}
+		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}, queues: map[string]*linkQueue{}, gate: newGate(handlers)}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -155,9 +156,11 @@ func (r *Receiver) logf(format string, args ...any) {
 // and mail scanners GET links), the link, the size, the signature, and
 // only then the link's rate, so a stranger's unsigned requests never use
 // up a sender's rate; they have a cap of their own. Its disk work (the
-// lookup; the secret and the store) passes the gate, the body's read does
-// not, so a slow sender holds no handler. A failure to read or write is
-// 503 with Retry-After, never "no such link": the link may be live.
+// lookup, the secret, the store) passes the gate, the body's read does
+// not, so a slow sender holds no handler; the store waits for the link's
+// turn (linkQueue), or is refused 503 at once when that wait would be
+// long. A failure to read or write is 503 with Retry-After, never "no
+// such link": the link may be live.
 func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -185,49 +188,42 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		refusal(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
-	if !r.gate.enter(req.Context()) {
-		r.logf("%s 503 busy", id)
-		busy(w)
+	if ok := r.verify(w, req, wt, body); !ok {
 		return
-	}
-	defer r.gate.leave()
-	now := r.now()
-	link := wt.Spec.Link
-	if link.Signature != "" {
-		secret, err := r.store.LinkSecret(id, wt.Spec.Owner)
-		if errors.Is(err, watch.ErrNotFound) {
-			r.logf("%s 404 deleted meanwhile", id)
-			notFound(w)
-			return
-		}
-		if err != nil {
-			r.logf("%s 503 %v", id, err)
-			busy(w)
-			return
-		}
-		if verr := webhooksig.Verify(link.Signature, secret, req.Header, body, now); verr != nil {
-			if wait, ok := r.take(id, "unverified", link.RatePerMin*watch.UnverifiedFactor, now); !ok {
-				r.logf("%s 429 unverified requests over %d a minute", id, link.RatePerMin*watch.UnverifiedFactor)
-				tooMany(w, wait, "too many requests with a missing or wrong signature")
-				return
-			}
-			r.logf("%s 401 %v", id, verr)
-			refusal(w, http.StatusUnauthorized, verr.Error())
-			return
-		}
 	}
 	if req.Header.Get("X-GitHub-Event") == "ping" {
 		r.logf("%s 202 GitHub ping (nothing stored)", id)
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "ping": true})
 		return
 	}
+	link := wt.Spec.Link
+	now := r.now()
 	if wait, ok := r.take(id, "rate", link.RatePerMin, now); !ok {
 		r.logf("%s 429 over %d a minute", id, link.RatePerMin)
 		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", link.RatePerMin))
 		return
 	}
+	// The store, in the link's turn.
+	q := r.queue(id)
+	if wait, ok := q.enter(req.Context()); !ok {
+		r.refund(id, "rate", link.RatePerMin, now)
+		r.logf("%s 503 the link's deliveries queued for %v", id, wait.Round(time.Millisecond))
+		// Back when the queue is down to what is taken: its excess.
+		busyFor(w, seconds(min(wait-maxStoreWait, maxStoreWait)))
+		return
+	}
+	if !r.gate.enter(req.Context()) {
+		q.leave(firstStoreTime)
+		r.refund(id, "rate", link.RatePerMin, now)
+		r.logf("%s 503 busy", id)
+		busy(w)
+		return
+	}
+	start := time.Now()
 	d := watch.Delivery{ID: deliveryID(link.Signature, req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
 	dup, err := r.store.AcceptDelivery(id, d, now)
+	r.gate.leave()
+	q.leave(time.Since(start))
 	switch {
 	case errors.Is(err, watch.ErrLinkClosed):
 		r.logf("%s 404 closed meanwhile", id)
@@ -244,6 +240,45 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 202 stored (%d bytes)", id, len(body))
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true})
 	}
+}
+
+// verify checks a signed link's signature, through the gate (the secret
+// is read from its file). It has answered the request when it returns
+// false.
+func (r *Receiver) verify(w http.ResponseWriter, req *http.Request, wt *watch.Watcher, body []byte) bool {
+	link, id := wt.Spec.Link, wt.Spec.ID
+	if link.Signature == "" {
+		return true
+	}
+	if !r.gate.enter(req.Context()) {
+		r.logf("%s 503 busy", id)
+		busy(w)
+		return false
+	}
+	defer r.gate.leave()
+	now := r.now()
+	secret, err := r.store.LinkSecret(id, wt.Spec.Owner)
+	if errors.Is(err, watch.ErrNotFound) {
+		r.logf("%s 404 deleted meanwhile", id)
+		notFound(w)
+		return false
+	}
+	if err != nil {
+		r.logf("%s 503 %v", id, err)
+		busy(w)
+		return false
+	}
+	if verr := webhooksig.Verify(link.Signature, secret, req.Header, body, now); verr != nil {
+		if wait, ok := r.take(id, "unverified", link.RatePerMin*watch.UnverifiedFactor, now); !ok {
+			r.logf("%s 429 unverified requests over %d a minute", id, link.RatePerMin*watch.UnverifiedFactor)
+			tooMany(w, wait, "too many requests with a missing or wrong signature")
+			return false
+		}
+		r.logf("%s 401 %v", id, verr)
+		refusal(w, http.StatusUnauthorized, verr.Error())
+		return false
+	}
+	return true
 }
 
 // findLink is the open trigger link a request's path names, through the
@@ -273,6 +308,18 @@ func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request) (*watch.Wa
 		return nil, false
 	}
 	return wt, true
+}
+
+// queue is the link's store queue.
+func (r *Receiver) queue(id string) *linkQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.queues[id]
+	if q == nil {
+		q = newLinkQueue()
+		r.queues[id] = q
+	}
+	return q
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

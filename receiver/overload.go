@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,19 @@ const (
 	// answered 503; retryAfter the Retry-After of that answer, in seconds.
 	admitWait  = time.Second
 	retryAfter = 1
+	// maxStoreWait is the longest a delivery waits for its link's turn to
+	// be stored (the stores of one link are one after another: they take
+	// its lock); one that would wait longer is answered 503 at once, with
+	// the expected wait as its Retry-After, rather than after the wait.
+	maxStoreWait = 5 * time.Second
+	// firstStoreTime is what a store is expected to take before one is
+	// measured.
+	firstStoreTime = 10 * time.Millisecond
+	// storesPerLink is how many of a link's deliveries go to the store at
+	// once. They take its lock in turn, but a few waiting at the lock keep
+	// it busy (the runner, which takes it too, then drains the inbox in
+	// larger batches): one at a time stored a storm 2.5 times slower.
+	storesPerLink = 4
 	// defaultNofile stands for a limit that cannot be read.
 	defaultNofile = 1024
 )
@@ -79,11 +93,63 @@ func (g *gate) leave() { <-g.slots }
 
 // busy answers a request the receiver has no room for now: 503, retry
 // after a second, and the connection closed so its descriptor is free.
-func busy(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+func busy(w http.ResponseWriter) { busyFor(w, retryAfter) }
+
+// busyFor is busy with a Retry-After of secs.
+func busyFor(w http.ResponseWriter, secs int) {
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	w.Header().Set("Connection", "close")
-	refusal(w, http.StatusServiceUnavailable, "the receiver is busy; retry after "+strconv.Itoa(retryAfter)+" s")
+	refusal(w, http.StatusServiceUnavailable, "the receiver is busy; retry after "+strconv.Itoa(secs)+" s")
 }
+
+// linkQueue takes one link's deliveries to the store storesPerLink at a
+// time in this process. They take the watcher's lock in turn anyway, but a
+// handler blocked on a file lock holds a thread (and, woken with every
+// other, the CPU), where one waiting here is a parked goroutine; and the
+// queue's length says how long a newcomer would wait.
+type linkQueue struct {
+	turn    chan struct{} // capacity storesPerLink
+	waiting atomic.Int64  // in the queue, the one storing included
+	// took is the last stores' duration (an average: each new one a
+	// quarter), in nanoseconds.
+	took atomic.Int64
+}
+
+func newLinkQueue() *linkQueue {
+	q := &linkQueue{turn: make(chan struct{}, storesPerLink)}
+	q.took.Store(int64(firstStoreTime))
+	return q
+}
+
+// enter waits for the link's turn, unless the wait would pass
+// maxStoreWait: then it returns false and the expected wait (the last
+// stores' duration times those ahead).
+func (q *linkQueue) enter(ctx context.Context) (time.Duration, bool) {
+	ahead := q.waiting.Add(1) - 1
+	if wait := time.Duration(ahead * q.took.Load() / storesPerLink); wait > maxStoreWait {
+		q.waiting.Add(-1)
+		return wait, false
+	}
+	select {
+	case q.turn <- struct{}{}:
+		return 0, true
+	case <-ctx.Done():
+		q.waiting.Add(-1)
+		return 0, false
+	}
+}
+
+// leave ends the turn; took is how long its store took.
+func (q *linkQueue) leave(took time.Duration) {
+	old := q.took.Load()
+	q.took.Store(old + (int64(took)-old)/4)
+	<-q.turn
+	q.waiting.Add(-1)
+}
+
+// seconds is a wait as a Retry-After: whole seconds, at least 1, at most
+// a minute.
+func seconds(d time.Duration) int { return min(max(int((d+time.Second-1)/time.Second), 1), 60) }
 
 // limitListener accepts at most n connections open at once; Accept waits
 // for one to close (the rest wait in the kernel's listen queue, costing

@@ -41,7 +41,20 @@ func (r *Receiver) take(id, kind string, perMin int, now time.Time) (time.Durati
 	return time.Duration((1 - b.tokens) / perSec * float64(time.Second)), false
 }
 
-// forget drops the windows of links that are gone, so a receiver that
+// refund gives back a token take spent on a delivery that was then not
+// stored (the receiver was busy): a sender's retry must not pay twice.
+func (r *Receiver) refund(id, kind string, perMin int, now time.Time) {
+	if perMin <= 0 {
+		perMin = watch.DefaultRatePerMin
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.buckets[id+"/"+kind]; b != nil {
+		b.tokens = min(float64(perMin), b.tokens+1)
+	}
+}
+
+// forget drops the windows (and the store queues) of links that are gone, so a receiver that
 // runs for months does not keep every link it ever served.
 func (r *Receiver) forget(active map[string]bool) {
 	r.mu.Lock()
@@ -56,6 +69,11 @@ func (r *Receiver) forget(active map[string]bool) {
 		}
 		if !active[id] {
 			delete(r.buckets, key)
+		}
+	}
+	for id, q := range r.queues {
+		if !active[id] && q.waiting.Load() == 0 {
+			delete(r.queues, id)
 		}
 	}
 }

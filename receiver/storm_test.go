@@ -76,13 +76,16 @@ func TestWebhookStorm(t *testing.T) {
 
 	// The receiver's threads and memory, sampled through the storm.
 	sampling, stopSampling := context.WithCancel(context.Background())
-	var peakThreads atomic.Int64
+	var peakThreads, peakPss atomic.Int64
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		for sampling.Err() == nil {
+		for i := 0; sampling.Err() == nil; i++ {
 			if st := procStatus(serve.Process.Pid); st["Threads"] > peakThreads.Load() {
 				peakThreads.Store(st["Threads"])
+			}
+			if i%20 == 0 { // smaps_rollup walks every mapping: less often
+				peakPss.Store(max(peakPss.Load(), procPss(serve.Process.Pid)))
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -104,13 +107,16 @@ func TestWebhookStorm(t *testing.T) {
 	}
 	// One connection per delivery: a storm of senders, not one client's
 	// pool. Each retries, with its Idempotency-Key, as a sender does.
+	// A sender retries for a minute and, with N deliveries to store one
+	// after another, 20 ms more for each.
+	retryFor := time.Minute + time.Duration(n)*20*time.Millisecond
 	client := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, MaxConnsPerHost: 0}}
 	start := time.Now()
 	ready.Add(n)
 	for k := range n {
 		wg.Go(func() {
 			body := fmt.Sprintf(`{"id":"d-%d","status":"done"}`, k)
-			deadline := time.Now().Add(90 * time.Second)
+			deadline := time.Now().Add(retryFor)
 			ready.Done()
 			<-fire
 			for {
@@ -135,7 +141,7 @@ func TestWebhookStorm(t *testing.T) {
 						secs = 1
 					}
 					if time.Now().After(deadline) {
-						failures <- fmt.Sprintf("delivery %d: still %d after 90 s", k, resp.StatusCode)
+						failures <- fmt.Sprintf("delivery %d: still %d after %v", k, resp.StatusCode, retryFor)
 						return
 					}
 					time.Sleep(time.Duration(secs) * time.Second)
@@ -154,7 +160,6 @@ func TestWebhookStorm(t *testing.T) {
 	stopSampling()
 	<-sampled
 	status := procStatus(serve.Process.Pid)
-	pss := procPss(serve.Process.Pid)
 
 	answers := map[int]int64{}
 	codes.Range(func(k, v any) bool { answers[k.(int)] = v.(*atomic.Int64).Load(); return true })
@@ -221,10 +226,13 @@ func TestWebhookStorm(t *testing.T) {
 	if nofile == 0 {
 		conns, _ = overloadLimits(nofileLimit())
 	}
-	summary := fmt.Sprintf("webhook storm: %d deliveries at once, one connection each, to one link of a receiver with %s (at most %d connections, %d handlers in flight); all answered in %v: %d × 202, %d × 503, %d × 429 (the senders retried after Retry-After), %d × 404, %d × 500, %d failed; receiver peak %d threads, peak RSS %d MiB (VmHWM), PSS %d MiB after; every 202 exactly one event, the last %v after the storm's end",
+	summary := fmt.Sprintf("webhook storm: %d deliveries at once, one connection each, to one link of a receiver with %s (at most %d connections, %d handlers in flight); all answered in %v: %d × 202, %d × 503, %d × 429 (the senders retried after Retry-After), %d × 404, %d × 500, %d failed; receiver peak %d threads, peak RSS %d MiB (VmHWM), peak PSS %d MiB (sampled every 0.1 s); every 202 exactly one event, the last %v after the storm's end",
 		n, limit, conns, handlers, stormEnd.Sub(start).Round(time.Millisecond), answers[http.StatusAccepted], answers[http.StatusServiceUnavailable], answers[http.StatusTooManyRequests],
 		answers[http.StatusNotFound], answers[http.StatusInternalServerError], len(failed),
-		peakThreads.Load(), status["VmHWM"]>>10, pss>>10, drained.Round(time.Millisecond))
+		peakThreads.Load(), status["VmHWM"]>>10, peakPss.Load()>>10, drained.Round(time.Millisecond))
+	logged := serveLog.String()
+	summary += fmt.Sprintf(" (503s the receiver logged: %d with no handler free in %v, %d with the link's queue over %v)",
+		strings.Count(logged, " 503 busy"), admitWait, strings.Count(logged, " 503 the link's deliveries queued"), maxStoreWait)
 	t.Log(summary)
 	if path := os.Getenv("WEBHOOK_LOAD_REPORT"); path != "" {
 		_ = os.WriteFile(path, []byte(summary+"\n"), 0o600)
