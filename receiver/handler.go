@@ -5,7 +5,8 @@
 // where it listens and leaves when no link is active, and Ensure, which
 // starts that process on demand. Everything it accepts is on disk (the
 // watcher's inbox, through watch.Store) before it answers; it keeps only
-// rate windows in memory.
+// rate windows and store queues in memory. Under overload it answers 503
+// with Retry-After within limits derived from RLIMIT_NOFILE (overload.go).
 //
 // It is linked only by the full CLI.
 package receiver
@@ -207,9 +208,9 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	q := r.queue(id)
 	if wait, ok := q.enter(req.Context()); !ok {
 		r.refund(id, "rate", link.RatePerMin, now)
-		r.logf("%s 503 the link's deliveries queued for %v", id, wait.Round(time.Millisecond))
-		// Back when the queue is down to what is taken: its excess.
-		busyFor(w, seconds(min(wait-maxStoreWait, maxStoreWait)))
+		secs := seconds(q.later(wait - maxStoreWait))
+		r.logf("%s 503 the link's deliveries queued for %v; retry after %d s", id, wait.Round(time.Millisecond), secs)
+		busyFor(w, secs)
 		return
 	}
 	if !r.gate.enter(req.Context()) {

@@ -40,13 +40,17 @@ const (
 	// the expected wait as its Retry-After, rather than after the wait.
 	maxStoreWait = 5 * time.Second
 	// firstStoreTime is what a store is expected to take before one is
-	// measured.
-	firstStoreTime = 10 * time.Millisecond
+	// measured: on the slow side (a store takes some 6 ms on an idle
+	// disk), or the first burst of a storm is queued far past
+	// maxStoreWait before the first store is measured.
+	firstStoreTime = 50 * time.Millisecond
 	// storesPerLink is how many of a link's deliveries go to the store at
 	// once. They take its lock in turn, but a few waiting at the lock keep
 	// it busy (the runner, which takes it too, then drains the inbox in
 	// larger batches): one at a time stored a storm 2.5 times slower.
 	storesPerLink = 4
+	// maxRetryAfter caps a Retry-After.
+	maxRetryAfter = 10 * time.Minute
 	// defaultNofile stands for a limit that cannot be read.
 	defaultNofile = 1024
 )
@@ -113,6 +117,14 @@ type linkQueue struct {
 	// took is the last stores' duration (an average: each new one a
 	// quarter), in nanoseconds.
 	took atomic.Int64
+
+	mu   sync.Mutex
+	next time.Time // the last slot given to a refused delivery (later)
+	// every is the time between two stores while others wait (an
+	// average: each new one an eighth): what the link's stores really
+	// take one after another; lastDone when the last ended.
+	every    time.Duration
+	lastDone time.Time
 }
 
 func newLinkQueue() *linkQueue {
@@ -123,33 +135,79 @@ func newLinkQueue() *linkQueue {
 
 // enter waits for the link's turn, unless the wait would pass
 // maxStoreWait: then it returns false and the expected wait (the last
-// stores' duration times those ahead).
+// stores' duration times those ahead). A wait that runs past twice that
+// (the stores slowed down) ends too, well before the server's write
+// timeout would drop the answer.
 func (q *linkQueue) enter(ctx context.Context) (time.Duration, bool) {
 	ahead := q.waiting.Add(1) - 1
 	if wait := time.Duration(ahead * q.took.Load() / storesPerLink); wait > maxStoreWait {
 		q.waiting.Add(-1)
 		return wait, false
 	}
+	t := time.NewTimer(2 * maxStoreWait)
+	defer t.Stop()
 	select {
 	case q.turn <- struct{}{}:
 		return 0, true
+	case <-t.C:
+		q.waiting.Add(-1)
+		return maxStoreWait, false
 	case <-ctx.Done():
 		q.waiting.Add(-1)
 		return 0, false
 	}
 }
 
+// later is the Retry-After of a delivery refused when the queue's wait
+// is excess over maxStoreWait: the next slot of the link's stores after
+// the excess, at the rate it stores. So the refused come back spread out
+// at the rate they can be taken: told all "a second", 10,000 senders at
+// once came back at thousands a second and the answers starved the
+// stores. The rate is the measured one (every), or, if that is higher,
+// storesPerLink in the last stores' duration: slots too far apart would
+// leave the link idle while its senders wait.
+func (q *linkQueue) later(excess time.Duration) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := time.Now()
+	step := time.Duration(q.took.Load() / storesPerLink)
+	if q.every > 0 {
+		step = min(step, q.every)
+	}
+	q.next = later(q.next, now.Add(excess)).Add(step)
+	return q.next.Sub(now)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // leave ends the turn; took is how long its store took.
 func (q *linkQueue) leave(took time.Duration) {
 	old := q.took.Load()
 	q.took.Store(old + (int64(took)-old)/4)
+	q.mu.Lock()
+	now := time.Now()
+	if q.waiting.Load() > 1 && !q.lastDone.IsZero() {
+		if q.every == 0 {
+			q.every = now.Sub(q.lastDone)
+		}
+		q.every += (now.Sub(q.lastDone) - q.every) / 8
+	}
+	q.lastDone = now
+	q.mu.Unlock()
 	<-q.turn
 	q.waiting.Add(-1)
 }
 
 // seconds is a wait as a Retry-After: whole seconds, at least 1, at most
-// a minute.
-func seconds(d time.Duration) int { return min(max(int((d+time.Second-1)/time.Second), 1), 60) }
+// maxRetryAfter.
+func seconds(d time.Duration) int {
+	return min(max(int((d+time.Second-1)/time.Second), 1), int(maxRetryAfter/time.Second))
+}
 
 // limitListener accepts at most n connections open at once; Accept waits
 // for one to close (the rest wait in the kernel's listen queue, costing

@@ -7,9 +7,10 @@ import (
 )
 
 // bucket is a token bucket: perMin tokens at most (a minute's worth may
-// come at once), refilled at perMin a minute. The rate windows are the one
-// thing the receiver keeps in memory: a restart gives every link a fresh
-// minute, and loses nothing that was accepted.
+// come at once), refilled at perMin a minute. The receiver keeps the rate
+// windows in memory (with the store queues, which hold nothing accepted):
+// a restart gives every link a fresh minute, and loses nothing that was
+// accepted.
 type bucket struct {
 	tokens float64
 	last   time.Time

@@ -108,8 +108,8 @@ func TestWebhookStorm(t *testing.T) {
 	// One connection per delivery: a storm of senders, not one client's
 	// pool. Each retries, with its Idempotency-Key, as a sender does.
 	// A sender retries for a minute and, with N deliveries to store one
-	// after another, 20 ms more for each.
-	retryFor := time.Minute + time.Duration(n)*20*time.Millisecond
+	// after another, 50 ms more for each.
+	retryFor := time.Minute + time.Duration(n)*50*time.Millisecond
 	client := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, MaxConnsPerHost: 0}}
 	start := time.Now()
 	ready.Add(n)
@@ -231,6 +231,9 @@ func TestWebhookStorm(t *testing.T) {
 		answers[http.StatusNotFound], answers[http.StatusInternalServerError], len(failed),
 		peakThreads.Load(), status["VmHWM"]>>10, peakPss.Load()>>10, drained.Round(time.Millisecond))
 	logged := serveLog.String()
+	if path := os.Getenv("WEBHOOK_STORM_LOG"); path != "" {
+		_ = os.WriteFile(path, []byte(logged), 0o600)
+	}
 	summary += fmt.Sprintf(" (503s the receiver logged: %d with no handler free in %v, %d with the link's queue over %v)",
 		strings.Count(logged, " 503 busy"), admitWait, strings.Count(logged, " 503 the link's deliveries queued"), maxStoreWait)
 	t.Log(summary)
