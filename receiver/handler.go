@@ -65,7 +65,7 @@ type Receiver struct {
 	mu      sync.Mutex
 	logMu   sync.Mutex
 	buckets map[string]*bucket    // by watcher id: "rate" and "unverified"
-	queues  map[string]*linkQueue // by watcher id
+	queues  map[string]*linkQueue // by the link token's hash
 	// gate bounds the requests at their disk work (overload.go).
 	gate *gate
 }
@@ -168,7 +168,17 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		refusal(w, http.StatusMethodNotAllowed, "this is a hangdog trigger link: it takes POST only; opening it does nothing")
 		return
 	}
-	wt, ok := r.findLink(w, req)
+	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
+	hash := watch.LinkTokenHash(token)
+	// A link whose queue is long is refused before any work: in a storm
+	// the refusals are most of the requests.
+	if q := r.queueOf(hash); q != nil {
+		if wait := q.expected(); wait > maxStoreWait {
+			r.refuseQueued(w, q, wait)
+			return
+		}
+	}
+	wt, ok := r.findLink(w, req, token)
 	if !ok {
 		return
 	}
@@ -205,12 +215,10 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	// The store, in the link's turn.
-	q := r.queue(id)
+	q := r.queue(hash, id)
 	if wait, ok := q.enter(req.Context()); !ok {
 		r.refund(id, "rate", link.RatePerMin, now)
-		secs := seconds(q.later(wait - maxStoreWait))
-		r.logf("%s 503 the link's deliveries queued for %v; retry after %d s", id, wait.Round(time.Millisecond), secs)
-		busyFor(w, secs)
+		r.refuseQueued(w, q, wait)
 		return
 	}
 	if !r.gate.enter(req.Context()) {
@@ -286,14 +294,14 @@ func (r *Receiver) verify(w http.ResponseWriter, req *http.Request, wt *watch.Wa
 // gate. It has answered the request when it returns false: 404 for a
 // link that is unknown or closed, 503 when the receiver is busy or could
 // not read the link.
-func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request) (*watch.Watcher, bool) {
+func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request, token string) (*watch.Watcher, bool) {
 	if !r.gate.enter(req.Context()) {
 		r.logf("503 busy")
 		busy(w)
 		return nil, false
 	}
 	defer r.gate.leave()
-	wt, err := r.store.ByLinkToken(strings.TrimPrefix(req.URL.Path, HookPrefix))
+	wt, err := r.store.ByLinkToken(token)
 	open := false
 	if err == nil {
 		open, err = r.store.CheckWebhookOpen(wt, r.now())
@@ -311,16 +319,31 @@ func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request) (*watch.Wa
 	return wt, true
 }
 
-// queue is the link's store queue.
-func (r *Receiver) queue(id string) *linkQueue {
+// queue is the store queue of the link with this token hash and id.
+func (r *Receiver) queue(hash, id string) *linkQueue {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	q := r.queues[id]
+	q := r.queues[hash]
 	if q == nil {
-		q = newLinkQueue()
-		r.queues[id] = q
+		q = newLinkQueue(id)
+		r.queues[hash] = q
 	}
 	return q
+}
+
+// queueOf is the store queue of a token hash, if a delivery made one.
+func (r *Receiver) queueOf(hash string) *linkQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queues[hash]
+}
+
+// refuseQueued answers a delivery whose wait in the link's queue would be
+// too long: 503, back at the link's next free slot.
+func (r *Receiver) refuseQueued(w http.ResponseWriter, q *linkQueue, wait time.Duration) {
+	secs := seconds(q.later(wait - maxStoreWait))
+	r.logf("%s 503 the link's deliveries queued for %v; retry after %d s", q.id, wait.Round(time.Millisecond), secs)
+	busyFor(w, secs)
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -49,8 +50,10 @@ const (
 	// it busy (the runner, which takes it too, then drains the inbox in
 	// larger batches): one at a time stored a storm 2.5 times slower.
 	storesPerLink = 4
-	// maxRetryAfter caps a Retry-After.
-	maxRetryAfter = 10 * time.Minute
+	// maxRetryAfter caps a Retry-After: a sender told to come back later
+	// than the stores turn out to need leaves the link idle, and one back
+	// too early is only refused again.
+	maxRetryAfter = time.Minute
 	// defaultNofile stands for a limit that cannot be read.
 	defaultNofile = 1024
 )
@@ -112,6 +115,7 @@ func busyFor(w http.ResponseWriter, secs int) {
 // other, the CPU), where one waiting here is a parked goroutine; and the
 // queue's length says how long a newcomer would wait.
 type linkQueue struct {
+	id      string        // the watcher's
 	turn    chan struct{} // capacity storesPerLink
 	waiting atomic.Int64  // in the queue, the one storing included
 	// took is the last stores' duration (an average: each new one a
@@ -127,10 +131,15 @@ type linkQueue struct {
 	lastDone time.Time
 }
 
-func newLinkQueue() *linkQueue {
-	q := &linkQueue{turn: make(chan struct{}, storesPerLink)}
+func newLinkQueue(id string) *linkQueue {
+	q := &linkQueue{id: id, turn: make(chan struct{}, storesPerLink)}
 	q.took.Store(int64(firstStoreTime))
 	return q
+}
+
+// expected is how long a delivery coming now would wait.
+func (q *linkQueue) expected() time.Duration {
+	return time.Duration(q.waiting.Load() * q.took.Load() / storesPerLink)
 }
 
 // enter waits for the link's turn, unless the wait would pass
@@ -163,9 +172,10 @@ func (q *linkQueue) enter(ctx context.Context) (time.Duration, bool) {
 // the excess, at the rate it stores. So the refused come back spread out
 // at the rate they can be taken: told all "a second", 10,000 senders at
 // once came back at thousands a second and the answers starved the
-// stores. The rate is the measured one (every), or, if that is higher,
-// storesPerLink in the last stores' duration: slots too far apart would
-// leave the link idle while its senders wait.
+// stores. The rate is twice the measured one (every), or, if that is
+// higher, storesPerLink in half the last stores' duration: it is measured
+// in the storm, which slows the stores, and slots too far apart leave the
+// link idle while its senders wait.
 func (q *linkQueue) later(excess time.Duration) time.Duration {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -174,8 +184,14 @@ func (q *linkQueue) later(excess time.Duration) time.Duration {
 	if q.every > 0 {
 		step = min(step, q.every)
 	}
+	step /= 2
 	q.next = later(q.next, now.Add(excess)).Add(step)
-	return q.next.Sub(now)
+	if d := q.next.Sub(now); d <= maxRetryAfter {
+		return d
+	}
+	// Past the cap, spread over its second half: all told the cap would
+	// come back at once.
+	return maxRetryAfter/2 + rand.N(maxRetryAfter/2)
 }
 
 func later(a, b time.Time) time.Time {

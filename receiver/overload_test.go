@@ -34,7 +34,7 @@ func TestBusyLinkAnswers503(t *testing.T) {
 	l := newLab(t)
 	id, url := l.link(watch.Request{Rate: "1/min"})
 	rcv := l.srv.Config.Handler.(*Receiver)
-	q := rcv.queue(id)
+	q := rcv.queue(watch.LinkTokenHash(url[len(url)-43:]), id)
 	q.took.Store(int64(time.Hour)) // one ahead: an expected wait of 15 minutes
 	q.waiting.Add(1)
 	a := post(t, url, hdr("Idempotency-Key", "d-1"), `{"n":1}`)

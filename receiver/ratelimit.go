@@ -72,9 +72,9 @@ func (r *Receiver) forget(active map[string]bool) {
 			delete(r.buckets, key)
 		}
 	}
-	for id, q := range r.queues {
-		if !active[id] && q.waiting.Load() == 0 {
-			delete(r.queues, id)
+	for hash, q := range r.queues {
+		if !active[q.id] && q.waiting.Load() == 0 {
+			delete(r.queues, hash)
 		}
 	}
 }
