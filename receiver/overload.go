@@ -28,7 +28,8 @@ const (
 	// the descriptors: each may hold a thread, and the deliveries of one
 	// link take its lock in turn anyway.
 	maxHandlers = 64
-	// maxConns bounds the open connections (some 20 KB of memory each);
+	// maxConns bounds the open connections (some 30 KiB of memory each:
+	// 133 MiB peak RSS with 4,096 open in a storm);
 	// past it, new connections wait in the kernel's listen queue.
 	maxConns = 4096
 	// admitWait is how long a request waits for a handler before it is
