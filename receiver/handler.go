@@ -7,9 +7,11 @@
 // while a link is open, and the proof of its identity (identity.go) that
 // tells it from another user's listener on its port. Everything it accepts is on disk (the
 // watcher's inbox, through watch.Store) before it answers; it keeps only
-// rate windows in memory. Where links are found and deliveries kept is a
-// Links: the home's store by default, or the fleet's (Options.Links) when
-// `hangdog serve` is the one receiver of many sandboxes.
+// rate windows and store queues in memory. Where links are found and
+// deliveries kept is a Links: the home's store by default, or the fleet's
+// (Options.Links) when `hangdog serve` is the one receiver of many
+// sandboxes. Under overload it answers 503 with Retry-After within limits
+// derived from RLIMIT_NOFILE (overload.go).
 //
 // It is linked only by the full CLI.
 package receiver
@@ -72,13 +74,19 @@ type Receiver struct {
 	local *StoreLinks // links when they are the store's, else nil
 	keys  *keyring    // the identity key, for a challenge
 
-	logMu sync.Mutex
+	mu     sync.Mutex
+	logMu  sync.Mutex
+	queues map[string]*linkQueue // by the link token's hash
+	// gate bounds the requests at their disk work (overload.go).
+	gate *gate
 }
 
 // New builds the receiver over the store's links.
 func New(store *watch.Store, opts Options) *Receiver {
+	_, handlers := overloadLimits(nofileLimit())
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), links: opts.Links, keys: &keyring{dir: dirOf(store)}}
+		home: HomeID(store.Registry().Home()), links: opts.Links, keys: &keyring{dir: dirOf(store)},
+		queues: map[string]*linkQueue{}, gate: newGate(handlers)}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -99,7 +107,23 @@ func (r *Receiver) Mount(prefix string, h http.Handler) {
 	r.mux.Handle(prefix, h)
 }
 
-func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+// ServeHTTP admits a request to its handler through the gate: trigger
+// links pass it for their disk work only (hook), the identity needs no
+// disk and always answers (Ensure asks it), and every other handler (the
+// approval pages) passes it whole.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == IdentityPath || strings.HasPrefix(req.URL.Path, HookPrefix) {
+		r.mux.ServeHTTP(w, req)
+		return
+	}
+	if !r.gate.enter(req.Context()) {
+		r.logf("503 busy (a page)")
+		busy(w)
+		return
+	}
+	defer r.gate.leave()
+	r.mux.ServeHTTP(w, req)
+}
 
 // HomeID names a home without saying its path.
 func HomeID(home string) string {
@@ -146,7 +170,12 @@ func (r *Receiver) logf(format string, args ...any) {
 // hook takes one delivery. The order matters: the method (link previews
 // and mail scanners GET links), the link, the size, the signature, and
 // only then the link's rate, so a stranger's unsigned requests never use
-// up a sender's rate; they have a cap of their own.
+// up a sender's rate; they have a cap of their own. Its disk work (the
+// lookup, the secret, the store) passes the gate, the body's read does
+// not, so a slow sender holds no handler; the store waits for the link's
+// turn (linkQueue), or is refused 503 at once when that wait would be
+// long. A failure to read or write is 503 with Retry-After, never "no
+// such link": the link may be live.
 func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -154,16 +183,17 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
-	now := r.now()
-	lk, err := r.links.Open(token, now)
-	if errors.Is(err, ErrUnavailable) {
-		r.logf("503 %v", err)
-		unavailable(w)
-		return
+	hash := watch.LinkTokenHash(token)
+	// A link whose queue is long is refused before any work: in a storm
+	// the refusals are most of the requests.
+	if q := r.queueOf(hash); q != nil {
+		if wait := q.expected(); wait > maxStoreWait {
+			r.refuseQueued(w, q, wait)
+			return
+		}
 	}
-	if err != nil {
-		r.logf("404 an unknown or closed link")
-		notFound(w)
+	lk, ok := r.findLink(w, req, token)
+	if !ok {
 		return
 	}
 	id := lk.ID
@@ -183,35 +213,15 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		refusal(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
-	if lk.Signature != "" {
-		secret, err := r.links.Secret(lk)
-		if err != nil {
-			r.logf("%s 500 %v", id, err)
-			refusal(w, http.StatusInternalServerError, "the link's secret could not be read")
-			return
-		}
-		if verr := webhooksig.Verify(lk.Signature, secret, req.Header, body, now); verr != nil {
-			wait, ok, err := r.links.Take(lk, "unverified", lk.RatePerMin*watch.UnverifiedFactor, now)
-			if err != nil {
-				r.logf("%s 503 %v", id, err)
-				unavailable(w)
-				return
-			}
-			if !ok {
-				r.logf("%s 429 unverified requests over %d a minute", id, lk.RatePerMin*watch.UnverifiedFactor)
-				tooMany(w, wait, "too many requests with a missing or wrong signature")
-				return
-			}
-			r.logf("%s 401 %v", id, verr)
-			refusal(w, http.StatusUnauthorized, verr.Error())
-			return
-		}
+	if ok := r.verify(w, req, lk, body); !ok {
+		return
 	}
 	if req.Header.Get("X-GitHub-Event") == "ping" {
 		r.logf("%s 202 GitHub ping (nothing stored)", id)
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "ping": true})
 		return
 	}
+	now := r.now()
 	wait, ok, err := r.links.Take(lk, "rate", lk.RatePerMin, now)
 	if err != nil {
 		r.logf("%s 503 %v", id, err)
@@ -223,8 +233,25 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", lk.RatePerMin))
 		return
 	}
+	// The store, in the link's turn.
+	q := r.queue(hash, id)
+	if wait, ok := q.enter(req.Context()); !ok {
+		r.refund(lk, "rate", now)
+		r.refuseQueued(w, q, wait)
+		return
+	}
+	if !r.gate.enter(req.Context()) {
+		q.leave(firstStoreTime)
+		r.refund(lk, "rate", now)
+		r.logf("%s 503 busy", id)
+		busy(w)
+		return
+	}
+	start := time.Now()
 	d := watch.Delivery{ID: deliveryID(lk.Signature, req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
 	dup, err := r.links.Accept(lk, d, now)
+	r.gate.leave()
+	q.leave(time.Since(start))
 	switch {
 	case errors.Is(err, watch.ErrLinkClosed):
 		r.logf("%s 404 closed meanwhile", id)
@@ -233,8 +260,10 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 503 %v", id, err)
 		unavailable(w)
 	case err != nil:
-		r.logf("%s 500 %v", id, err)
-		refusal(w, http.StatusInternalServerError, "the delivery could not be stored; try again")
+		// Not stored, and the sender is told to retry: a 500 would
+		// read as the link's fault; it is the receiver's, for now.
+		r.logf("%s 503 %v", id, err)
+		busy(w)
 	case dup:
 		r.logf("%s 202 a repeat (nothing stored)", id)
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "duplicate": true})
@@ -249,6 +278,134 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 func unavailable(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "5")
 	refusal(w, http.StatusServiceUnavailable, "the receiver cannot reach its store right now; nothing was accepted; retry after 5 s")
+}
+
+// refund gives back a token of the link's window of that kind, spent on a
+// delivery that was then not stored (the receiver was busy): a sender's
+// retry must not pay twice. Only the local windows refund; the fleet's,
+// shared in its key-value store, keep the token (a retry may be refused
+// 429 a little early, nothing is lost).
+func (r *Receiver) refund(lk Link, kind string, now time.Time) {
+	if rf, ok := r.links.(interface {
+		Refund(l Link, kind string, perMin int, now time.Time)
+	}); ok {
+		rf.Refund(lk, kind, lk.RatePerMin, now)
+	}
+}
+
+// verify checks a signed link's signature, through the gate (the local
+// store reads the secret from its file). It has answered the request when
+// it returns false.
+func (r *Receiver) verify(w http.ResponseWriter, req *http.Request, lk Link, body []byte) bool {
+	id := lk.ID
+	if lk.Signature == "" {
+		return true
+	}
+	if !r.gate.enter(req.Context()) {
+		r.logf("%s 503 busy", id)
+		busy(w)
+		return false
+	}
+	defer r.gate.leave()
+	now := r.now()
+	secret, err := r.links.Secret(lk)
+	switch {
+	case errors.Is(err, watch.ErrNotFound):
+		r.logf("%s 404 deleted meanwhile", id)
+		notFound(w)
+		return false
+	case errors.Is(err, ErrUnavailable):
+		r.logf("%s 503 %v", id, err)
+		unavailable(w)
+		return false
+	case err != nil:
+		r.logf("%s 503 %v", id, err)
+		busy(w)
+		return false
+	}
+	if verr := webhooksig.Verify(lk.Signature, secret, req.Header, body, now); verr != nil {
+		wait, ok, err := r.links.Take(lk, "unverified", lk.RatePerMin*watch.UnverifiedFactor, now)
+		if err != nil {
+			r.logf("%s 503 %v", id, err)
+			unavailable(w)
+			return false
+		}
+		if !ok {
+			r.logf("%s 429 unverified requests over %d a minute", id, lk.RatePerMin*watch.UnverifiedFactor)
+			tooMany(w, wait, "too many requests with a missing or wrong signature")
+			return false
+		}
+		r.logf("%s 401 %v", id, verr)
+		refusal(w, http.StatusUnauthorized, verr.Error())
+		return false
+	}
+	return true
+}
+
+// findLink is the open trigger link a request's path names, through the
+// gate. It has answered the request when it returns false: 404 for a
+// link that is unknown or closed, 503 when the receiver is busy or could
+// not read the link (Links.Open's ErrUnavailable): a failure to read is
+// never "no such link", the link may be live.
+func (r *Receiver) findLink(w http.ResponseWriter, req *http.Request, token string) (Link, bool) {
+	if !r.gate.enter(req.Context()) {
+		r.logf("503 busy")
+		busy(w)
+		return Link{}, false
+	}
+	defer r.gate.leave()
+	lk, err := r.links.Open(token, r.now())
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		r.logf("503 the link could not be read: %v", err)
+		unavailable(w)
+		return Link{}, false
+	case err != nil:
+		r.logf("404 an unknown or closed link")
+		notFound(w)
+		return Link{}, false
+	}
+	return lk, true
+}
+
+// queue is the store queue of the link with this token hash and id.
+func (r *Receiver) queue(hash, id string) *linkQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.queues[hash]
+	if q == nil {
+		q = newLinkQueue(id)
+		r.queues[hash] = q
+	}
+	return q
+}
+
+// forgetQueues drops the store queues of links that are gone and that no
+// delivery waits in, so a receiver that runs for months does not keep
+// every link it ever served.
+func (r *Receiver) forgetQueues(active map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for hash, q := range r.queues {
+		if !active[q.id] && q.waiting.Load() == 0 {
+			delete(r.queues, hash)
+		}
+	}
+}
+
+// queueOf is the store queue of a token hash, if a delivery made one.
+func (r *Receiver) queueOf(hash string) *linkQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queues[hash]
+}
+
+// refuseQueued answers a delivery whose wait in the link's queue would be
+// too long: 503, back at the link's next free slot.
+func (r *Receiver) refuseQueued(w http.ResponseWriter, q *linkQueue, wait time.Duration) {
+	secs := seconds(q.later(wait - maxStoreWait))
+	r.logf("%s 503 the link's deliveries queued for %v; retry after %d s", q.id, wait.Round(time.Millisecond), secs)
+	busyFor(w, secs)
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

@@ -24,7 +24,7 @@ const owner = "sess-1"
 
 // lab is a home with a receiver over it, served on 127.0.0.1.
 type lab struct {
-	t     *testing.T
+	t     testing.TB
 	home  string
 	store *watch.Store
 	srv   *httptest.Server
@@ -36,7 +36,7 @@ type lab struct {
 // syncBuffer: a process's output or a log read while it is written.
 type syncBuffer = syncbuf.Buffer
 
-func newLab(t *testing.T) *lab {
+func newLab(t testing.TB) *lab {
 	t.Helper()
 	home := t.TempDir()
 	reg, err := bgtasks.Open(home)

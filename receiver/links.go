@@ -60,12 +60,20 @@ func NewStoreLinks(store *watch.Store) *StoreLinks {
 }
 
 // Open finds the watcher by its token's hash; a closed link is not found.
+// A watcher or its link's files that cannot be read (out of descriptors,
+// say) is ErrUnavailable, never "not found": the link may be live.
 func (s *StoreLinks) Open(token string, now time.Time) (Link, error) {
 	w, err := s.store.ByLinkToken(token)
-	if err != nil {
-		return Link{}, err
+	open := false
+	if err == nil {
+		open, err = s.store.CheckWebhookOpen(w, now)
 	}
-	if !s.store.WebhookOpen(w, now) {
+	switch {
+	case errors.Is(err, watch.ErrNotFound):
+		return Link{}, err
+	case err != nil:
+		return Link{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case !open:
 		return Link{}, fmt.Errorf("link %s: %w", w.Spec.ID, watch.ErrLinkClosed)
 	}
 	l := w.Spec.Link
@@ -82,6 +90,11 @@ func (s *StoreLinks) Secret(l Link) (string, error) {
 func (s *StoreLinks) Take(l Link, kind string, perMin int, now time.Time) (time.Duration, bool, error) {
 	wait, ok := s.windows.take(l.Key, kind, perMin, now)
 	return wait, ok, nil
+}
+
+// Refund gives back a token Take spent on a delivery that was not stored.
+func (s *StoreLinks) Refund(l Link, kind string, perMin int, _ time.Time) {
+	s.windows.refund(l.Key, kind, perMin)
 }
 
 // Accept stores the delivery in the watcher's inbox.

@@ -44,6 +44,13 @@ func helperStore() (*watch.Store, error) {
 }
 
 func helperMain(job string) int {
+	if n, err := strconv.ParseUint(os.Getenv(nofileEnv), 10, 64); err == nil {
+		lim := syscall.Rlimit{Cur: n, Max: n}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			fmt.Fprintln(os.Stderr, "set RLIMIT_NOFILE:", err)
+			return 2
+		}
+	}
 	store, err := helperStore()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -59,6 +59,19 @@ func (w *windows) take(id, kind string, perMin int, now time.Time) (time.Duratio
 	return b.Take(perMin, now)
 }
 
+// refund gives back a token take spent on a delivery that was then not
+// stored (the receiver was busy): a sender's retry must not pay twice.
+func (w *windows) refund(id, kind string, perMin int) {
+	if perMin <= 0 {
+		perMin = watch.DefaultRatePerMin
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b := w.buckets[id+"/"+kind]; b != nil {
+		b.Tokens = min(float64(perMin), b.Tokens+1)
+	}
+}
+
 // forget drops the windows of links that are gone, so a receiver that
 // runs for months does not keep every link it ever served.
 func (w *windows) forget(active map[string]bool) {

@@ -109,6 +109,8 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 		}
 		return fmt.Errorf("listen on serve.address %s: %w", opts.Address, err)
 	}
+	conns, _ := overloadLimits(nofileLimit())
+	ln = limitListen(ln, conns)
 	addr := Address{Address: ln.Addr().String(), PID: pid, StartTicks: startTicks(), Home: HomeID(store.Registry().Home()), Started: time.Now()}
 	addr.URL = baseURL(addr.Address)
 	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log, Links: opts.Links})
@@ -264,6 +266,7 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 		if r.local != nil {
 			r.local.forget(active)
 		}
+		r.forgetQueues(active)
 		if fsw != nil {
 			for id := range active {
 				_ = fsw.Add(filepath.Join(store.Registry().Home(), "watchers", id))

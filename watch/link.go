@@ -3,7 +3,6 @@ package watch
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/safefile"
 )
 
@@ -73,28 +71,17 @@ func validLinkToken(token string) bool {
 	return err == nil
 }
 
-// ByLinkToken finds the link watcher whose token this is. Unknown tokens
-// and malformed ones are ErrNotFound; the hashes are compared in constant
-// time. It says nothing of expiry or pauses: the caller decides what a
-// stopped watcher answers.
+// ByLinkToken finds the link watcher whose token this is, through the
+// store's index of token hashes (linkindex.go): an unknown token costs a
+// stat, not a read of every watcher. Unknown tokens and malformed ones are
+// ErrNotFound; any other error (the watchers could not be read) is not,
+// so a caller never answers a live link as unknown. It says nothing of
+// expiry or pauses: the caller decides what a stopped watcher answers.
 func (s *Store) ByLinkToken(token string) (*Watcher, error) {
 	if !validLinkToken(token) {
 		return nil, fmt.Errorf("link: %w", ErrNotFound)
 	}
-	want := []byte(LinkTokenHash(token))
-	all, err := s.List(bgtasks.Scope{All: true})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range all {
-		if w.Spec.Link == nil {
-			continue
-		}
-		if subtle.ConstantTimeCompare([]byte(w.Spec.Link.TokenHash), want) == 1 {
-			return w, nil
-		}
-	}
-	return nil, fmt.Errorf("link: %w", ErrNotFound)
+	return s.lookupLink(LinkTokenHash(token))
 }
 
 // LinkToken reads a link watcher's token, for the person (the URL, `watch

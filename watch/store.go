@@ -87,6 +87,7 @@ type Store struct {
 	// Limits apply to create and resume; OpenStore sets DefaultLimits and
 	// a front end replaces them with the watchers.* settings.
 	Limits Limits
+	links  *linkIndex // token hash → link watcher, for ByLinkToken
 }
 
 // OpenStore opens (creating) the watchers directory of the registry's home.
@@ -95,7 +96,7 @@ func OpenStore(reg *bgtasks.Registry) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("watchers directory: %w", err)
 	}
-	return &Store{reg: reg, dir: dir, Limits: DefaultLimits()}, nil
+	return &Store{reg: reg, dir: dir, Limits: DefaultLimits(), links: newLinkIndex()}, nil
 }
 
 // Registry is the task registry the store's events go to.
@@ -161,8 +162,10 @@ func (s *Store) load(id string) (*Spec, *State, error) {
 // state back when fn returns nil. It does not check the owner.
 func (s *Store) update(id string, fn func(*Spec, *State) error) error {
 	dir := s.watcherDir(id)
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	} else if err != nil {
+		return fmt.Errorf("watcher %s: %w", id, err)
 	}
 	err := safefile.WithLock(filepath.Join(dir, "lock"), func() error {
 		spec, st, err := s.load(id)

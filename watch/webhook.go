@@ -264,16 +264,29 @@ func (s *Spec) webhookLabel() string {
 
 // WebhookOpen reports whether a trigger link takes deliveries at now: not
 // paused (a pause or a delete revokes it), not expired, hits left. The
-// receiver answers 404 otherwise, the same as for an unknown link.
+// receiver answers 404 otherwise, the same as for an unknown link. A link
+// whose hits cannot be read is not open here; the receiver asks
+// CheckWebhookOpen, which tells that apart.
 func (s *Store) WebhookOpen(w *Watcher, now time.Time) bool {
+	open, err := s.CheckWebhookOpen(w, now)
+	return err == nil && open
+}
+
+// CheckWebhookOpen is WebhookOpen with the error of reading the link's
+// hits, which is no answer about the link (a process out of descriptors
+// must not call a live link closed).
+func (s *Store) CheckWebhookOpen(w *Watcher, now time.Time) (bool, error) {
 	if w.Spec.Kind != KindWebhook || w.Spec.Link == nil || w.State.Paused {
-		return false
+		return false, nil
 	}
 	if w.Spec.ExpiresAt != nil && !now.Before(*w.Spec.ExpiresAt) {
-		return false
+		return false, nil
 	}
 	h, err := s.readHook(w.Spec.ID)
-	return err == nil && h.Hits < w.Spec.Link.MaxHits
+	if err != nil {
+		return false, fmt.Errorf("watcher %s: read its hits: %w", w.Spec.ID, err)
+	}
+	return h.Hits < w.Spec.Link.MaxHits, nil
 }
 
 // LinkHits is how many deliveries a trigger link has accepted.
