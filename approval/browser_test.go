@@ -246,9 +246,19 @@ func TestBrowserApproves(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- (&watch.Runner{Store: f.store, ID: w.Spec.ID}).Run(ctx) }()
+	go func() { done <- (&watch.HomeRunner{Store: f.store}).Run(ctx) }()
 
 	d := startDriver(t, chromium, driver)
+	// The runner's first check (an interval after its start) writes the
+	// state; the page's views must write nothing after it.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if got, err := f.store.Lookup(w.Spec.ID); err == nil && got.State.Checks > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the runner made no first check in 20s")
+		}
+	}
 	before := snapshot(t, reg.Home())
 	d.open(f.url(token))
 	if got := d.text("h1"); got != "Deploy build 142 to production?" {

@@ -74,7 +74,8 @@ func helperMain(job string) int {
 		}
 		fmt.Println(url)
 	case "run":
-		r := &watch.Runner{Store: store, ID: os.Getenv(helperArgEnv), Log: os.Stdout}
+		// The home's runner (its home holds the one watcher, the arg).
+		r := &watch.HomeRunner{Store: store, Log: os.Stdout}
 		if err := r.Run(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 5

@@ -58,6 +58,10 @@ type State struct {
 	MisfitTold bool `json:"misfit_told,omitempty"`
 
 	TaskID string `json:"task_id,omitempty"` // the background task running it
+
+	// Damaged: the runner cannot run this watcher (a check of it
+	// panicked), and says why; it is listed as damaged (ErrDamaged).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Watcher is a watcher as listings show it.
@@ -153,6 +157,9 @@ func (s *Store) load(id string) (*Spec, *State, error) {
 			return nil, nil, &damagedError{id: id, file: "state.json", cause: de.err, spec: &spec}
 		}
 		return nil, nil, err
+	}
+	if st.Damaged != "" {
+		return nil, nil, &damagedError{id: id, spec: &spec, why: st.Damaged}
 	}
 	return &spec, &st, nil
 }
@@ -316,6 +323,7 @@ func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (str
 	if err != nil {
 		return "", err
 	}
+	s.touchChanged() // a running runner adopts it
 	return id, nil
 }
 
@@ -360,6 +368,9 @@ func (s *Store) Resume(id, owner string) (*Watcher, error) {
 			return nil
 		})
 	})
+	if err == nil {
+		s.touchChanged() // a running runner adopts it again
+	}
 	return w, err
 }
 
@@ -379,6 +390,15 @@ func (s *Store) Delete(id, owner string) (*Watcher, error) {
 	}
 	err := s.owned(id, owner, func(spec *Spec, st *State) error {
 		w = &Watcher{Spec: spec, State: st}
+		if spec.Kind == KindWebhook {
+			// Every delivery the link accepted was answered 202: it is
+			// told before the inbox goes. The receiver stores under this
+			// lock, so a delivery arriving now finds the watcher gone
+			// and is refused (404) before any 202.
+			if err := s.tellAccepted(spec, st, time.Now()); err != nil {
+				return fmt.Errorf("delete watcher %s: tell the deliveries it accepted first: %w; nothing was deleted", id, err)
+			}
+		}
 		return remove()
 	})
 	var de *damagedError

@@ -427,7 +427,7 @@ func newWatchShowCmd() *cobra.Command {
 				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
 			}
 			if w.State.TaskID != "" {
-				fmt.Fprintf(out, "task:      %s (`hangdog bg logs %s` shows its checks)\n", w.State.TaskID, w.State.TaskID)
+				fmt.Fprintf(out, "task:      %s, the watchers' runner (`hangdog bg logs %s` shows the checks; this watcher's lines name %s)\n", w.State.TaskID, w.State.TaskID, w.Spec.ID)
 			}
 			return nil
 		},
@@ -521,10 +521,10 @@ func watchReport(cmd *cobra.Command, w *watch.Watcher, asJSON bool, did string) 
 
 func newWatchRunnerCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    hiddenarg.Watch + " ID",
-		Short:  "Run one watcher (what a watcher's background task runs)",
+		Use:    hiddenarg.Watch,
+		Short:  "Run the home's watchers (what the watchers' runner task runs)",
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := openWatchers()
 			if err != nil {
@@ -532,7 +532,7 @@ func newWatchRunnerCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return svc.Run(ctx, args[0], os.Stdout)
+			return svc.Run(ctx, os.Stdout)
 		},
 	}
 }

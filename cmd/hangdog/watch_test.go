@@ -34,10 +34,11 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	if created.ID != "w1" || created.Baseline != "currently running" || created.TaskID == "" {
 		t.Fatalf("create said %+v", created)
 	}
-	// The task is listed at once; it reads "starting" until its supervisor
-	// has started the runner, which a loaded machine may take a moment to do.
-	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "watch w1: file /") || strings.Contains(ls.stdout, "__watch") {
-		t.Fatalf("bg ls does not list the watcher's task:\n%s", ls.stdout)
+	// The home's runner is listed at once, to the session too (it is the
+	// home's); it reads "starting" until its supervisor has started it,
+	// which a loaded machine may take a moment to do.
+	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "watch runner") || strings.Contains(ls.stdout, "__watch") {
+		t.Fatalf("bg ls does not list the watchers' runner:\n%s", ls.stdout)
 	}
 	eventually(t, "the watcher's task to be running", 10*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "running")
@@ -60,7 +61,8 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	if other.code != 0 || other2.code == 0 || !strings.Contains(other2.stderr, "no such watcher") {
 		t.Fatalf("pause by owner: %+v; by another session: %+v (want not found)", other, other2)
 	}
-	eventually(t, "the task to end after pause", 10*time.Second, func() bool {
+	// Its only watcher paused, the runner leaves.
+	eventually(t, "the runner to end after pause", 10*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "exited")
 	})
 	// The owner paused it, and knows; its task's clean exit is no news.
@@ -99,8 +101,8 @@ func (e *env) runEnv(extra []string, args ...string) result {
 }
 
 // 20 concurrent `watch create`, then `pause`, then `resume` processes,
-// five sessions of four: nothing is lost, every watcher ends up active
-// with its own task.
+// five sessions of four: nothing is lost, every watcher ends up active,
+// run by the one runner of the home.
 func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
 	e := newEnv(t)
 	dir := t.TempDir()
@@ -156,10 +158,22 @@ func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
 	}
 	tasks := map[string]bool{}
 	for _, w := range all {
-		if w.State.Paused || w.State.TaskID == "" || tasks[w.State.TaskID] {
-			t.Errorf("%s: paused=%v task=%q; want active with a task of its own", w.Spec.ID, w.State.Paused, w.State.TaskID)
+		if w.State.Paused || w.State.TaskID == "" {
+			t.Errorf("%s: paused=%v task=%q; want active with the runner's task", w.Spec.ID, w.State.Paused, w.State.TaskID)
 		}
 		tasks[w.State.TaskID] = true
+	}
+	if len(tasks) != 1 {
+		t.Errorf("the watchers name %d runner tasks, want the one: %v", len(tasks), tasks)
+	}
+	running := 0
+	for _, l := range strings.Split(e.run("bg", "ls").stdout, "\n") {
+		if strings.Contains(l, "watch runner") && strings.Contains(l, "running") {
+			running++
+		}
+	}
+	if running != 1 {
+		t.Errorf("bg ls lists %d runners running, want 1:\n%s", running, e.run("bg", "ls").stdout)
 	}
 	for i := range n {
 		e.runEnv([]string{fmt.Sprintf("HANGDOG_SESSION=s%d", i%5)}, "watch", "rm", ids[i])
