@@ -132,6 +132,7 @@ type HomeRunner struct {
 	noNotify     bool
 	afterReserve func()
 	beforeCheck  func(id string)
+	deadline     time.Duration // instead of checkDeadline and stuckGrace
 
 	// The loop's own; touched by its goroutine only.
 	slots   map[string]*slot
@@ -582,9 +583,12 @@ func (h *HomeRunner) dispatch(ctx context.Context) {
 // panic in it is recovered and reported. A check that outlives its
 // deadline and stuckGrace gives its place back (finished sees it later).
 func (h *HomeRunner) start(ctx context.Context, s *slot) {
-	deadline := checkDeadline
+	deadline, grace := checkDeadline, stuckGrace
 	if s.spec.Timeout > 0 {
 		deadline += s.spec.Timeout
+	}
+	if h.deadline > 0 {
+		deadline, grace = h.deadline, h.deadline
 	}
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	s.seq++
@@ -596,7 +600,7 @@ func (h *HomeRunner) start(ctx context.Context, s *slot) {
 		s.lastCheck, s.changed = time.Now(), time.Time{}
 	}
 	r := s.r
-	watchdog := time.AfterFunc(deadline+stuckGrace, func() {
+	watchdog := time.AfterFunc(deadline+grace, func() {
 		select {
 		case h.done <- checkDone{s: s, seq: seq, stuck: true}:
 		case <-h.quit:

@@ -193,3 +193,32 @@ func TestHomeRunnerSurvivesAPanickingCheck(t *testing.T) {
 		t.Errorf("the log does not say which check panicked:\n%s", log.String())
 	}
 }
+
+// A check stuck past its deadline (here one that ignores its
+// cancellation) gives its place back: with one place, the other watcher
+// is still checked and fires.
+func TestHomeRunnerGoesOnPastAStuckCheck(t *testing.T) {
+	s := newStore(t)
+	good := t.TempDir() + "/good.txt"
+	writeFile(t, good, "v0")
+	stuck := create(t, s, &Request{Kind: KindCommand, Target: "true", IntervalSeconds: 1}, "o").Spec.ID
+	ok := create(t, s, &Request{Kind: KindFile, Target: good, IntervalSeconds: 1}, "o").Spec.ID
+	release := make(chan struct{})
+	defer close(release)
+	log := startHome(t, s, func(h *HomeRunner) {
+		h.Concurrency = 1
+		h.deadline = 300 * time.Millisecond
+		h.beforeCheck = func(id string) {
+			if id == stuck {
+				<-release // a check that never looks at its context
+			}
+		}
+	})
+	waitFor(t, "the stuck check reported", 10*time.Second, func() bool {
+		return strings.Contains(log.String(), stuck+" check still running past its deadline")
+	})
+	writeFile(t, good, "v1")
+	waitFor(t, "the other watcher's fire", 10*time.Second, func() bool {
+		return len(events(t, s, ok, bgtasks.EventWatchFired)) == 1
+	})
+}

@@ -214,9 +214,22 @@ func (s *Service) newLink(ctx context.Context, w *watch.Watcher, owner string) (
 }
 
 // List returns the watchers the caller's scope sees (all of them with
-// all), oldest first.
+// all), oldest first. A listed watcher that is active while the home's
+// runner is not (it was killed) has the runner started again.
 func (s *Service) List(c Caller, all bool) ([]*watch.Watcher, error) {
-	return s.store.List(c.Scope(all))
+	ws, err := s.store.List(c.Scope(all))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range ws {
+		if w.Damaged == "" && !w.State.Paused {
+			if !s.Running(w) {
+				_, _ = s.ensureRunner() // its error is the state's: stopped
+			}
+			break
+		}
+	}
+	return ws, nil
 }
 
 // Get returns a watcher the caller may see; any other is watch.ErrNotFound.

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // A watcher through the lite CLI as users drive it: create prints the
@@ -207,5 +210,71 @@ func TestWakeCLIRunsAsABackgroundTask(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if n := strings.Count(string(b), `"task_id":"`+job+`"`); n != 1 {
 		t.Errorf("the job's end handed over %d times", n)
+	}
+}
+
+// The home's runner killed -9 (a crash, the OOM killer): its watchers
+// show as stopped, the next `watch ls` starts it again, and what changed
+// while it was down fires, once per watcher.
+func TestWatchCLIRunnerKilledIsStartedAgainAndLosesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_SESSION=s1")
+	dir := t.TempDir()
+	var ids []string
+	task := ""
+	for _, name := range []string{"a.txt", "b.txt"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("v0"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := e.run("watch", "create", "--kind", "file", path, "--interval", "1s", "--json")
+		var c struct {
+			ID     string
+			TaskID string `json:"task_id"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &c); r.code != 0 || err != nil {
+			t.Fatalf("create: %d %v %s %s", r.code, err, r.stdout, r.stderr)
+		}
+		if task != "" && c.TaskID != task {
+			t.Fatalf("the second watcher's runner is %s, the first's %s: want the one", c.TaskID, task)
+		}
+		ids, task = append(ids, c.ID), c.TaskID
+	}
+	eventually(t, "the runner to watch both", 20*time.Second, func() bool {
+		return strings.Count(e.run("bg", "logs", task).stdout, " watching file ") == 2
+	})
+	tk, err := bgtasks.Opened(e.home).Get(task)
+	if err != nil || tk.PID == 0 {
+		t.Fatalf("the runner's task: %v %+v", err, tk)
+	}
+	if err := syscall.Kill(tk.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the watchers to show as stopped", 20*time.Second, func() bool {
+		return strings.Contains(e.run("watch", "show", ids[0]).stdout, "state:     stopped")
+	})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("v1"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.run("watch", "ls"); r.code != 0 {
+		t.Fatalf("watch ls: %+v", r)
+	}
+	eventually(t, "a fire per watcher from the runner started again", 20*time.Second, func() bool {
+		return strings.Count(e.run("events", "--json").stdout, `"watch_fired"`) >= 2
+	})
+	time.Sleep(1500 * time.Millisecond) // a check more: nothing extra may come
+	evs := e.run("events", "--json").stdout
+	for _, id := range ids {
+		if n := strings.Count(evs, `"dedupe_key":"`+id+`:fire:1"`); n != 1 {
+			t.Errorf("%s fired %d times, want once:\n%s", id, n, evs)
+		}
+	}
+	if show := e.run("watch", "show", ids[0]).stdout; !strings.Contains(show, "state:     active") || strings.Contains(show, "task:      "+task+",") {
+		t.Errorf("after the restart, want active under a new runner task:\n%s", show)
+	}
+	for _, id := range ids {
+		e.run("watch", "rm", id)
 	}
 }
