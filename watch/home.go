@@ -23,8 +23,9 @@ import (
 // The home's runner: one process (`hangdog __watch`, a background task the
 // watcher service starts) checks every active watcher of the home. It keeps
 // a timer heap of the watchers' next checks, one inotify instance (a watch
-// on the watchers directory, on each active watcher's own directory, and on
-// the directory each file, trigger link or approval is told of changes
+// on the watchers directory — a create, a pause and a resume touch its
+// changed file, a delete renames a watcher's directory there — and on the
+// directory each file, trigger link or approval is told of changes
 // through) and, being one process, one HTTP client pool (httpClient). Each
 // watcher's state stays on disk, under its own lock, as the step functions
 // left it: the runner can be killed at any point and started again.
@@ -431,9 +432,6 @@ func (h *HomeRunner) adopt(ctx context.Context, id string, spec *Spec) {
 	s := &slot{id: id, r: r, spec: spec, index: -1}
 	h.slots[id] = s
 	if h.fsw != nil {
-		if err := h.addWatch(h.Store.watcherDir(id)); err != nil {
-			h.logf(id, "no change notifications for its own files (%v)", err)
-		}
 		if dir, keep, err := notifyDir(h.Store, spec); err != nil {
 			h.logf(id, "no change notifications (%v): polling every %v", err, spec.Interval)
 		} else if dir != "" {
@@ -448,7 +446,7 @@ func (h *HomeRunner) adopt(ctx context.Context, id string, spec *Spec) {
 			}
 		}
 	}
-	s.due = h.now()
+	s.due = time.Now() // the schedule is the wall clock's, whatever Now says
 	heap.Push(&h.queue, s)
 }
 
@@ -465,7 +463,6 @@ func (h *HomeRunner) drop(s *slot) {
 	if h.fsw == nil {
 		return
 	}
-	h.removeWatch(h.Store.watcherDir(s.id))
 	if s.srcDir != "" {
 		delete(h.dirs[s.srcDir], s)
 		if len(h.dirs[s.srcDir]) == 0 {
@@ -505,18 +502,14 @@ func (h *HomeRunner) event(ev fsnotify.Event, askRescan func(string)) {
 	switch {
 	case dir == h.Store.dir:
 		// A watcher made, moved away (a delete renames it first) or gone,
-		// or the changed file (a create or a resume); the rest (locks, the
-		// counter, temp files) is nothing to the runner.
+		// or the changed file (a create, a pause, a resume); the rest
+		// (locks, the counter, temp files) is nothing to the runner. A
+		// watcher's own directory is not watched: every check rewrites its
+		// state, and a wake-up per check would be the runner's own.
 		if base == changedFile {
 			askRescan("")
 		} else if ValidID(base) {
 			askRescan(base)
-		}
-		return
-	case filepath.Dir(dir) == h.Store.dir && ValidID(filepath.Base(dir)):
-		// A watcher's own files: state.json replaced (a pause, a check).
-		if base == "state.json" || base == "spec.json" {
-			askRescan(filepath.Base(dir))
 		}
 		return
 	}

@@ -106,7 +106,7 @@ func (r *Runner) stopped() (bool, error) {
 // the question to the model). stop says the watcher is paused or gone and
 // the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
-	r.awaiting = false
+	r.awaiting, r.more = false, false
 	var kind string
 	err = r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil })
 	switch {

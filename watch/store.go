@@ -327,18 +327,23 @@ func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (str
 	return id, nil
 }
 
-// Pause stops the watcher with a reason (its runner sees the state change
-// and exits); only the owner may. A damaged watcher is stopped already.
+// Pause stops the watcher with a reason (the runner, told by the changed
+// file, stops checking it); only the owner may. A damaged watcher is stopped already.
 func (s *Store) Pause(id, owner, reason string) error {
+	paused := false
 	err := s.owned(id, owner, func(_ *Spec, st *State) error {
 		if st.Paused {
 			return errSkipWrite
 		}
 		pause(st, orElse(reason, "paused by its owner"), time.Now())
+		paused = true
 		return nil
 	})
 	if errors.Is(err, ErrDamaged) {
 		return nil
+	}
+	if paused && err == nil {
+		s.touchChanged() // the runner stops checking it at once
 	}
 	return err
 }
