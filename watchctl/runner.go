@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/hangdog/hangdog/settings"
@@ -45,6 +46,12 @@ func (s *Service) Run(ctx context.Context, log io.Writer) error {
 		judge, note, _ := watch.JudgeFor(st.Watchdog().DecisionModel, getenv)
 		return judge, note
 	}
+	// The runner's work is waiting (on timers, inotify, the network, a
+	// command): one P is enough, and it spares the thread hand-offs of
+	// the others — half the runner's context switches per check,
+	// measured (docs/benchmarks.md). Set here, for the runner's process
+	// only: the commands it runs do not inherit it.
+	runtime.GOMAXPROCS(1)
 	h := &watch.HomeRunner{Store: s.store, Log: log, TaskID: os.Getenv(proto.TaskIDEnv), JudgeFor: judgeFor}
 	return h.Run(ctx)
 }
