@@ -219,16 +219,6 @@ func (s *Store) Get(id, owner string) (*Watcher, error) {
 // does not apply to (a person at a terminal: watchctl.Caller).
 func (s *Store) Lookup(id string) (*Watcher, error) { return s.loadWatcher(id) }
 
-// TaskLabel is how the watcher's task is listed (`bg ls`, the shell's /bg):
-// "watch w3: file /tmp/x (changed)", not the runner's command line.
-func (s *Store) TaskLabel(id string) string {
-	spec, _, err := s.load(id)
-	if err != nil {
-		return "watch " + id
-	}
-	return "watch " + id + ": " + spec.Label()
-}
-
 // List returns the watchers the scope sees, oldest first; a damaged one
 // is listed as such.
 func (s *Store) List(scope bgtasks.Scope) ([]*Watcher, error) {
