@@ -154,9 +154,9 @@ type slot struct {
 	spec      *Spec
 	started   bool      // its start (pending deliveries, the log line) ran
 	notified  bool      // its source's changes come by inotify
-	due       time.Time // next check; zero while one runs
+	due       time.Time // next check (or its start), while in the heap
 	changed   time.Time // first change not yet checked; zero: none
-	lastCheck time.Time
+	lastCheck time.Time // checks stay an interval apart, told or not
 	running   bool
 	seq       int  // checks started
 	stuck     bool // running past its deadline: its place was given back
@@ -175,10 +175,10 @@ type checkDone struct {
 	panicky string // what a panic said
 }
 
-// Run runs the home's watchers. It returns when no watcher is active
-// (after idle, when given, agrees: it is asked under the start lock, so a
-// watcher created meanwhile is either seen or starts a new runner) or ctx
-// ends. Another runner holding the home is not an error: this one leaves.
+// Run runs the home's watchers. It returns when no watcher is active (once
+// Store.idle agrees: it looks again under the start lock, so a watcher
+// created meanwhile is either seen or starts a new runner) or ctx ends.
+// Another runner holding the home is not an error: this one leaves.
 func (h *HomeRunner) Run(ctx context.Context) error {
 	release, ok, err := h.Store.holdRunner(ctx, h.TaskID)
 	if err != nil || !ok {
@@ -223,7 +223,7 @@ func (h *HomeRunner) Run(ctx context.Context) error {
 	defer timer.Stop()
 	rescan := time.NewTimer(time.Hour)
 	defer rescan.Stop()
-	rescanAll, rescanIDs := true, map[string]bool{}
+	rescanAll, rescanIDs := false, map[string]bool{}
 	rescanPending := false
 	askRescan := func(id string) {
 		if id == "" {
