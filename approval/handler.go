@@ -17,8 +17,19 @@ import (
 // nonce and a decision fit many times over.
 const maxForm = 64 << 10
 
+// Approvals are where the page finds an approval by its link token and
+// records a decision: a home's watch.Store, or the fleet's (the fleet
+// receiver, `hangdog serve` with serve.sink, serves every sandbox's
+// pages and hands each decision to the sandbox that asked). Both answer
+// with the errors of watch.Store: watch.ErrNotFound, watch.ErrDecided,
+// watch.ErrBadChoice.
+type Approvals interface {
+	ApprovalByToken(token string, now time.Time) (*watch.ApprovalView, error)
+	Decide(token, choice, comment string, now time.Time) (*watch.Decision, error)
+}
+
 type handler struct {
-	store *watch.Store
+	store Approvals
 	keys  *keyring
 	now   func() time.Time
 }
@@ -33,9 +44,15 @@ type handler struct {
 // asked, a missing or wrong nonce, or a cross-site post; 400 for a
 // decision that is no option; 405 for other methods.
 func Handler(store *watch.Store) http.Handler {
+	return HandlerFor(store, FileKey(filepath.Join(store.Registry().Home(), keyFile)))
+}
+
+// HandlerFor is Handler over other Approvals, its nonce key from key
+// (the fleet receivers share theirs).
+func HandlerFor(src Approvals, key KeySource) http.Handler {
 	h := &handler{
-		store: store,
-		keys:  &keyring{path: filepath.Join(store.Registry().Home(), keyFile)},
+		store: src,
+		keys:  &keyring{load: key},
 		now:   time.Now,
 	}
 	// The nonce key is made now, when the receiver starts, so that opening
@@ -140,6 +157,10 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 	case errors.Is(err, watch.ErrDecided):
 		v.Decision = d
 		h.page(w, r, http.StatusConflict, h.decidedPage(v, "Already decided", "A decision was made before yours; yours was not recorded."))
+	case errors.Is(err, watch.ErrDecisionNotSent):
+		v.Decision = d
+		p := h.decidedPage(v, "Recorded, not yet sent", "Your decision is recorded but could not be passed on yet. Reload this page in a moment to send it on; the first decision stands.")
+		h.page(w, r, http.StatusServiceUnavailable, p)
 	case errors.Is(err, watch.ErrBadChoice):
 		h.page(w, r, http.StatusBadRequest, h.formPage(v, key, token, comment, "Nothing was recorded: "+err.Error()+"."))
 	case err != nil:

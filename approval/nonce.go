@@ -7,13 +7,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/safefile"
 )
 
 // The page's nonce: "<unix seconds>.<HMAC-SHA256(key, token|seconds)>",
@@ -27,11 +26,29 @@ const (
 	keyFile   = "approval-nonce.key" // under the home, 0600
 )
 
-// keyring loads the home's nonce key once, making it on first use.
+// keyring loads the nonce key once, making it on first use: the home's
+// file, or what a fleet receiver's KeySource gives.
 type keyring struct {
-	path string
+	load KeySource
 	mu   sync.Mutex
 	key  []byte
+}
+
+// KeySource gives the 32-byte nonce key, making it if there is none yet;
+// every receiver of the same links must get the same key, or a page one
+// served is refused by another.
+type KeySource func() ([]byte, error)
+
+// FileKey is the key kept in the file at path (0600), made on first use.
+func FileKey(path string) KeySource { return func() ([]byte, error) { return loadOrMakeKey(path) } }
+
+// NewKey is a fresh random key, for a KeySource that stores its own.
+func NewKey() ([]byte, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("approval nonce key: %w", err)
+	}
+	return key, nil
 }
 
 func (k *keyring) get() ([]byte, error) {
@@ -40,47 +57,22 @@ func (k *keyring) get() ([]byte, error) {
 	if k.key != nil {
 		return k.key, nil
 	}
-	key, err := loadOrMakeKey(k.path)
+	key, err := k.load()
 	if err != nil {
 		return nil, err
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("approval nonce key: %d bytes, want 32", len(key))
 	}
 	k.key = key
 	return key, nil
 }
 
-// loadOrMakeKey reads the key, or writes a new one so that of two
-// processes making it at once both end with the same: written to a temp
-// file, then linked into place (link fails if the other won; its key is
-// read).
+// loadOrMakeKey reads the key, making it on first use.
 func loadOrMakeKey(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err == nil && len(b) == 32 {
-		return b, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("approval nonce key %s: %w", path, err)
-	}
-	if err == nil {
-		return nil, fmt.Errorf("approval nonce key %s: %d bytes, want 32; remove it and a new one is made", path, len(b))
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+keyFile+".tmp-*")
+	key, err := safefile.Key(path, 32)
 	if err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(key)
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		return nil, fmt.Errorf("approval nonce key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return loadOrMakeKey(path)
-		}
-		return nil, fmt.Errorf("approval nonce key: %w", err)
+		return nil, fmt.Errorf("approval nonce %w", err)
 	}
 	return key, nil
 }

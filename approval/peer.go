@@ -19,9 +19,11 @@ var hangdogExes = map[string]bool{"hangdog": true, "hangdog-full": true, "hangdo
 // "" when it may. A request from another machine is a person's. One from
 // this machine must come from a process found holding the connection (a
 // browser keeps it open), and neither it nor any of its ancestors may be
-// a hangdog program, run inside a hangdog task, or be the agent that
-// asked. What cannot be checked is refused: the page is for people, who
-// can open it elsewhere, and an agent must not find a way round.
+// a hangdog program, run inside a hangdog task (by its environment or by
+// the task mark, which a process that left the task's environment,
+// session and tree still carries: peerproc.MarkTask), or be the agent
+// that asked. What cannot be checked is refused: the page is for people,
+// who can open it elsewhere, and an agent must not find a way round.
 func refusal(r *http.Request, a *watch.Approval) string {
 	client, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
@@ -88,6 +90,19 @@ func hangdogProcess(pid int, a *watch.Approval) string {
 			return who + " runs under " + what
 		case p.TaskID != "":
 			return who + " runs in hangdog task " + p.TaskID
+		}
+	}
+	// A process that left its task (env -i, setsid, its supervisor killed)
+	// still carries the mark. Looked at after the rest, which name the
+	// task or the program; every ancestor, though a marked process's
+	// children are all marked: root could unmark one, and root may do
+	// anything.
+	for i, p := range anc {
+		if p.TaskMark {
+			if i == 0 {
+				return who + " was started by a hangdog task: it carries the task mark (a hard file-lock limit of 0, which it cannot lift)"
+			}
+			return fmt.Sprintf("%s runs under %s (pid %d), which was started by a hangdog task: it carries the task mark", who, p.ExeBase(), p.PID)
 		}
 	}
 	return ""

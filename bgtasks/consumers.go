@@ -64,36 +64,53 @@ func writeCursor(path string, seq int64) error {
 // current end of the log, so it is told about what happens from now on and
 // not flooded with history; its first call returns nothing.
 func (r *Registry) Undelivered(consumer string) ([]Event, error) {
-	path, err := r.cursorPath(consumer)
-	if err != nil {
+	seq, fresh, err := r.cursor(consumer)
+	if err != nil || fresh {
 		return nil, err
-	}
-	seq, ok, err := readCursor(path)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		err := r.withLock(func() error {
-			if _, ok, err := readCursor(path); err != nil || ok {
-				return err // another process registered it meanwhile
-			}
-			f, err := os.OpenFile(r.eventsPath(), os.O_RDONLY|os.O_CREATE, 0o600)
-			if err != nil {
-				return fmt.Errorf("read events: %w", err)
-			}
-			defer f.Close()
-			last, err := lastEventSeq(f)
-			if err != nil {
-				return fmt.Errorf("read events: %w", err)
-			}
-			return writeCursor(path, last)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("register event consumer %s: %w", consumer, err)
-		}
-		return nil, nil
 	}
 	return r.Events(seq)
+}
+
+// Cursor is the consumer's cursor, the last seq it was given, registering
+// it at the current end of the log when it is seen for the first time (as
+// Undelivered does). A reader that streams the log from there
+// (ScanEvents) reads no more than it hands over.
+func (r *Registry) Cursor(consumer string) (int64, error) {
+	seq, _, err := r.cursor(consumer)
+	return seq, err
+}
+
+// cursor reads the consumer's cursor; fresh reports that it was registered
+// now, at the end of the log.
+func (r *Registry) cursor(consumer string) (seq int64, fresh bool, err error) {
+	path, err := r.cursorPath(consumer)
+	if err != nil {
+		return 0, false, err
+	}
+	seq, ok, err := readCursor(path)
+	if err != nil || ok {
+		return seq, false, err
+	}
+	err = r.withLock(func() error {
+		var ok bool
+		if seq, ok, err = readCursor(path); err != nil || ok {
+			return err // another process registered it meanwhile
+		}
+		f, err := os.OpenFile(r.eventsPath(), os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		defer f.Close()
+		if seq, err = lastEventSeq(f); err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		fresh = true
+		return writeCursor(path, seq)
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("register event consumer %s: %w", consumer, err)
+	}
+	return seq, fresh, nil
 }
 
 // MarkDelivered moves the consumer's cursor to seq. It never moves it back,

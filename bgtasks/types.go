@@ -136,4 +136,10 @@ type Event struct {
 	Decision string `json:"decision,omitempty"`
 	Comment  string `json:"comment,omitempty"`
 	From     string `json:"from,omitempty"`
+	// Host and HomeID are set on an event read from the fleet's stream
+	// (package fleet, `hangdog wake --from`): the sandbox it happened in
+	// and its home's id there; Seq is then that home's. A local log's
+	// events have neither.
+	Host   string `json:"host,omitempty"`
+	HomeID string `json:"home_id,omitempty"`
 }

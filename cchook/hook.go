@@ -141,6 +141,9 @@ var (
 // postToolUse records, for hangdog's MCP bash, the task a call left running
 // and the news the MCP server already gave the model.
 func (h *Hook) postToolUse(in Input) error {
+	if builtinTools[in.ToolName] {
+		return h.postBuiltin(in)
+	}
 	if !isMCPBash(in.ToolName) {
 		return nil
 	}

@@ -41,6 +41,8 @@ func (h *Hook) preToolUse(in Input) error {
 		return h.preMCPBash(in)
 	case in.ToolName == toolBash:
 		return h.preBash(in)
+	case builtinTools[in.ToolName]:
+		return h.preBuiltin(in)
 	}
 	return nil
 }

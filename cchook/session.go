@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -57,6 +58,9 @@ type record struct {
 	Tasks map[string]taskInfo `json:"tasks"`
 	Told  []int64             `json:"told"` // events the MCP server put in a result
 	Cwd   string              `json:"cwd,omitempty"`
+	// Started holds when each built-in tool call in flight started, by
+	// tool_use_id (builtin.go).
+	Started map[string]time.Time `json:"started,omitempty"`
 }
 
 // session is one Claude Code session's directory and event consumer.

@@ -132,7 +132,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 		s.mu.Unlock()
 	}()
 
-	key := deliveryKey(callRequest(ctx))
+	key := callKey(ctx)
 	defer s.cancelReason(key)
 	stopOnCancel := context.AfterFunc(ctx, func() {
 		if reason := s.cancelReason(key); clientTimedOut(reason) {
@@ -176,7 +176,7 @@ func (s *Server) runForeground(ctx context.Context, link *taskctl.Link, in bashI
 			prog.write(ev.Output)
 		case taskctl.EventWarning:
 			p.warnings = append(p.warnings, ev.Message)
-			s.told.add(id, bgtasks.EventWarning, ev.Message)
+			s.told.add(key, id, bgtasks.EventWarning, ev.Message)
 		}
 		return nil
 	})
@@ -214,7 +214,7 @@ func (p *bashPresenter) Detached(o taskctl.Outcome) toolResult {
 	// A call its client gave up on returns nothing anyone reads: its
 	// detach event is left to tell the session at its next result.
 	if p.ctx.Err() == nil {
-		p.s.told.add(o.TaskID, bgtasks.EventDetached, "")
+		p.s.told.add(callKey(p.ctx), o.TaskID, bgtasks.EventDetached, "")
 	}
 	return p.s.detachedResult(o.Detach, p.command, p.out, p.warnings)
 }
@@ -224,7 +224,7 @@ func (p *bashPresenter) Ended(o taskctl.Outcome) toolResult {
 	if o.FromRecord {
 		took = o.Task.Duration(time.Now())
 	}
-	return p.s.endedResult(o.TaskID, o.Result, took, p.out, p.warnings)
+	return p.s.endedResult(callKey(p.ctx), o.TaskID, o.Result, took, p.out, p.warnings)
 }
 
 func (p *bashPresenter) Lost(o taskctl.Outcome) toolResult {
@@ -292,18 +292,18 @@ func (s *Server) leftRunningResult(d *taskctl.Detach, command string, out *taskc
 	}}
 }
 
-func (s *Server) endedResult(id string, r *bgtasks.Result, took time.Duration, out *taskctl.Capture, warnings []string) toolResult {
+func (s *Server) endedResult(call, id string, r *bgtasks.Result, took time.Duration, out *taskctl.Capture, warnings []string) toolResult {
 	var b strings.Builder
 	isError := false
 	switch r.State {
 	case bgtasks.Killed:
 		isError = true
-		s.told.add(id, bgtasks.EventKilled, "")
+		s.told.add(call, id, bgtasks.EventKilled, "")
 		fmt.Fprintf(&b, "%s\n", killedLine(r.Reason))
 		fmt.Fprintf(&b, "Task %s was killed after %s (exit %d). Output before it was stopped:\n", id, taskctl.Spoken.Format(took), r.ExitCode)
 	case bgtasks.Lost:
 		isError = true
-		s.told.add(id, bgtasks.EventLost, "")
+		s.told.add(call, id, bgtasks.EventLost, "")
 		fmt.Fprintf(&b, "⚠ hangdog lost track of task %s after %s: %s\nOutput:\n", id, taskctl.Spoken.Format(took), termtext.OneLine(r.Reason))
 	default:
 		fmt.Fprintf(&b, "%s after %s (task %s).\n", capitalize(taskctl.DescribeEnd(r, agentWords{})), taskctl.Spoken.Format(took), id)

@@ -76,7 +76,7 @@ func (s *Server) bgSend(ctx context.Context, in bgSendInput) toolResult {
 		out, size := data.Output, data.OutputBytes
 		data = taskRecord(ended)
 		data.Output, data.OutputBytes = out, size
-		s.told.add(t.ID, endKind(ended.Result.State), "")
+		s.told.add(callKey(ctx), t.ID, endKind(ended.Result.State), "")
 		fmt.Fprintf(&b, "The task has ended: %s.", taskctl.DescribeEnd(ended.Result, agentWords{}))
 	} else {
 		fmt.Fprintf(&b, "It is still running; bg_wait {\"id\": %q} waits for it to end.", t.ID)
@@ -130,19 +130,19 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 	var ended *taskctl.EndedError
 	switch {
 	case errors.As(err, &ended):
-		return s.alreadyEnded(ended.Task)
+		return s.alreadyEnded(ctx, ended.Task)
 	case errors.Is(err, taskctl.ErrLostGone):
-		return s.alreadyEnded(k.Task)
+		return s.alreadyEnded(ctx, k.Task)
 	case err != nil:
 		return errorResult("could not stop task %s: %v", t.ID, err)
 	case k.Lost:
-		s.told.add(t.ID, bgtasks.EventLost, "")
+		s.told.add(callKey(ctx), t.ID, bgtasks.EventLost, "")
 		data := taskRecord(t)
 		data.Status = "lost"
 		return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) was lost (its supervisor died); killed what was left of it: %s.", t.ID, commandLabel(t.Command), k.LostRemains())}
 	}
 	res := k.Result
-	s.told.add(t.ID, bgtasks.EventKilled, "")
+	s.told.add(callKey(ctx), t.ID, bgtasks.EventKilled, "")
 	tail, _ := s.reg.TailLines(t.ID, 10, 64<<10)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stopped task %s (%s) after %s (exit %d).", t.ID, commandLabel(t.Command), taskctl.Spoken.Format(res.Ended.Sub(t.Started)), res.ExitCode)
@@ -159,8 +159,8 @@ func (s *Server) bgKill(ctx context.Context, in taskIDInput) toolResult {
 
 // alreadyEnded answers a bg_kill of a task that had ended: not an error,
 // since what the agent wanted is so.
-func (s *Server) alreadyEnded(t *bgtasks.Task) toolResult {
-	r := s.endedTaskResult(t)
+func (s *Server) alreadyEnded(ctx context.Context, t *bgtasks.Task) toolResult {
+	r := s.endedTaskResult(ctx, t)
 	r.text = fmt.Sprintf("Task %s had already ended; nothing to stop.\n%s", t.ID, r.text)
 	r.isError = false
 	return r
@@ -195,7 +195,7 @@ func (s *Server) bgDetach(ctx context.Context, in bgDetachInput) toolResult {
 	if err != nil {
 		return errorResult("could not detach task %s: %v", id, err)
 	}
-	s.told.add(id, bgtasks.EventDetached, "")
+	s.told.add(callKey(ctx), id, bgtasks.EventDetached, "")
 	data := taskRecord(t)
 	data.Status, data.Reason, data.Wait, data.DurationMS = "detached", d.Reason, d.Wait, d.ElapsedMS
 	return toolResult{task: data, text: fmt.Sprintf("Task %s (%s) moved to the background after %s; the bash call that ran it has returned with its output so far. %s",

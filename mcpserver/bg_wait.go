@@ -51,7 +51,7 @@ func (s *Server) bgWait(ctx context.Context, in bgWaitInput) toolResult {
 			return *bad
 		}
 	}
-	return s.endedTaskResult(t)
+	return s.endedTaskResult(ctx, t)
 }
 
 func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult {
@@ -70,7 +70,7 @@ func (s *Server) stillRunning(t *bgtasks.Task, waited time.Duration) toolResult 
 
 // endedTaskResult reports a task that has ended, from its record on disk.
 // A kill is an error result that starts with its reason, as for bash.
-func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
+func (s *Server) endedTaskResult(ctx context.Context, t *bgtasks.Task) toolResult {
 	r := t.Result
 	size, _ := logSize(t)
 	w, err := logWindow(t, size)
@@ -80,7 +80,7 @@ func (s *Server) endedTaskResult(t *bgtasks.Task) toolResult {
 	took := t.Duration(time.Now())
 	var b strings.Builder
 	isError := false
-	s.told.add(t.ID, endKind(r.State), "")
+	s.told.add(callKey(ctx), t.ID, endKind(r.State), "")
 	switch r.State {
 	case bgtasks.Killed:
 		isError = true

@@ -46,10 +46,25 @@ type deliveries struct {
 	durable int64              // the cursor as this session last wrote it
 	state   map[int64]seqState // events past durable that were handed out
 	claims  map[string][]int64 // delivery key → the events its result carries
+	// A result written and then cancelled by its client was never read
+	// (the cancel crossed it on the wire): its events are offered again.
+	// carried holds each result's events until it is written or released,
+	// sent the newest written results' (sentKept of them), again the
+	// events to offer again and againClaims the results that carry them.
+	carried     map[string][]bgtasks.Event
+	sent        map[string][]bgtasks.Event
+	sentKeys    []string
+	again       []bgtasks.Event
+	againClaims map[string][]bgtasks.Event
 }
 
+// sentKept bounds the written results whose events a late cancel can
+// still give back: a cancel crosses a result within moments.
+const sentKept = 64
+
 func newDeliveries(reg *bgtasks.Registry, consumer string) *deliveries {
-	return &deliveries{reg: reg, consumer: consumer, scope: bgtasks.Scope{Owner: consumer}, state: map[int64]seqState{}, claims: map[string][]int64{}}
+	return &deliveries{reg: reg, consumer: consumer, scope: bgtasks.Scope{Owner: consumer}, state: map[int64]seqState{}, claims: map[string][]int64{},
+		carried: map[string][]bgtasks.Event{}, sent: map[string][]bgtasks.Event{}, againClaims: map[string][]bgtasks.Event{}}
 }
 
 // register makes the consumer known to the event log, so that events from
@@ -69,7 +84,12 @@ func (d *deliveries) take(key string) ([]bgtasks.Event, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []bgtasks.Event
+	// Events given back by a late cancel come first: they are the oldest.
+	out := d.again
+	d.again = nil
+	if len(out) > 0 {
+		d.againClaims[key] = append(d.againClaims[key], out...)
+	}
 	for _, e := range evs {
 		if e.Seq <= d.durable {
 			continue
@@ -87,6 +107,9 @@ func (d *deliveries) take(key string) ([]bgtasks.Event, error) {
 		d.claims[key] = append(d.claims[key], e.Seq)
 		out = append(out, e)
 	}
+	if len(out) > 0 {
+		d.carried[key] = append(d.carried[key], out...)
+	}
 	return out, nil
 }
 
@@ -95,6 +118,11 @@ func (d *deliveries) take(key string) ([]bgtasks.Event, error) {
 func (d *deliveries) written(key string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if evs, ok := d.carried[key]; ok {
+		delete(d.carried, key)
+		delete(d.againClaims, key)
+		d.keepSent(key, evs)
+	}
 	seqs, ok := d.claims[key]
 	if !ok {
 		return nil
@@ -135,7 +163,42 @@ func (d *deliveries) release(key string) {
 		d.state[s] = seqReturned
 	}
 	delete(d.claims, key)
+	delete(d.carried, key)
+	d.again = append(d.againClaims[key], d.again...)
+	delete(d.againClaims, key)
 }
+
+// keepSent remembers the events of the written result key, for a late
+// cancel; the caller holds mu.
+func (d *deliveries) keepSent(key string, evs []bgtasks.Event) {
+	if _, ok := d.sent[key]; !ok {
+		d.sentKeys = append(d.sentKeys, key)
+		if len(d.sentKeys) > sentKept {
+			delete(d.sent, d.sentKeys[0])
+			d.sentKeys = d.sentKeys[1:]
+		}
+	}
+	d.sent[key] = evs
+}
+
+// unread gives back the events of a result that was written but whose
+// call its client cancelled before reading it: the next result carries them
+// again. The durable cursor has moved past them already and is not moved
+// back: only a crash of this server before the next result loses them.
+func (d *deliveries) unread(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	evs, ok := d.sent[key]
+	if !ok {
+		return
+	}
+	delete(d.sent, key)
+	d.again = append(d.again, evs...)
+}
+
+// callKey is the delivery key of the tool call ctx belongs to ("" outside
+// one).
+func callKey(ctx context.Context) string { return deliveryKey(callRequest(ctx)) }
 
 // deliveryKey is the key under which a tool call's events are claimed: its
 // JSON-RPC id, as the connection tagged it. Calls that did not come through
@@ -161,6 +224,9 @@ type deliveryTransport struct {
 	// onReplied runs after each response is written: work the reply need
 	// not wait for.
 	onReplied func()
+	// onUnread is told of a call cancelled after its response was written:
+	// its client never reads that response.
+	onUnread func(key string)
 }
 
 func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -168,7 +234,8 @@ func (t *deliveryTransport) Connect(ctx context.Context) (mcp.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr, onCancel: t.onCancel, onReplied: t.onReplied}, nil
+	return &deliveryConn{Connection: c, d: t.d, onErr: t.onErr, onCancel: t.onCancel, onReplied: t.onReplied, onUnread: t.onUnread,
+		replies: map[string]replyState{}}, nil
 }
 
 type deliveryConn struct {
@@ -177,6 +244,64 @@ type deliveryConn struct {
 	onErr     func(error)
 	onCancel  func(key, reason string)
 	onReplied func()
+	onUnread  func(key string)
+
+	mu        sync.Mutex
+	replies   map[string]replyState // the newest responses (sentKept)
+	replyKeys []string
+}
+
+// replyState is where a call's response is: a cancel that comes while it
+// is written, or after, crossed it on the wire.
+type replyState int
+
+const (
+	replyWriting replyState = iota + 1
+	replyCrossed            // cancelled while being written
+	replyWritten
+)
+
+// reply moves call key's response to st and says where it was.
+func (c *deliveryConn) reply(key string, st replyState) replyState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	was, ok := c.replies[key]
+	if !ok {
+		c.replyKeys = append(c.replyKeys, key)
+		if len(c.replyKeys) > sentKept {
+			delete(c.replies, c.replyKeys[0])
+			c.replyKeys = c.replyKeys[1:]
+		}
+	}
+	c.replies[key] = st
+	return was
+}
+
+// cancelled notes a client's cancel of call key and says whether it
+// crossed the response (being written, or written), and whether the
+// response is written already, so that it is for the cancel to make what
+// it carried unread (while it is being written, Write does).
+func (c *deliveryConn) cancelled(key string) (crossed, written bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.replies[key] {
+	case replyWriting:
+		c.replies[key] = replyCrossed
+		return true, false
+	case replyCrossed:
+		return true, false
+	case replyWritten:
+		return true, true
+	}
+	return false, false
+}
+
+// unread tells what the written response of call key carried as not told.
+func (c *deliveryConn) unread(key string) {
+	c.d.unread(key)
+	if c.onUnread != nil {
+		c.onUnread(key)
+	}
 }
 
 func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -208,9 +333,18 @@ func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-				c.d.release(idKey(id))
+				key := idKey(id)
+				if crossed, written := c.cancelled(key); crossed {
+					// The client drops the response unread, so what it
+					// told must be told again.
+					if written {
+						c.unread(key)
+					}
+					break
+				}
+				c.d.release(key)
 				if c.onCancel != nil {
-					c.onCancel(idKey(id), p.Reason)
+					c.onCancel(key, p.Reason)
 				}
 			}
 		}
@@ -219,18 +353,22 @@ func (c *deliveryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *deliveryConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return err
+		return c.Connection.Write(ctx, msg)
 	}
 	key := idKey(resp.ID)
-	if err != nil {
+	c.reply(key, replyWriting)
+	if err := c.Connection.Write(ctx, msg); err != nil {
+		c.reply(key, replyWritten)
 		c.d.release(key)
 		return err
 	}
 	if werr := c.d.written(key); werr != nil && c.onErr != nil {
 		c.onErr(werr)
+	}
+	if c.reply(key, replyWritten) == replyCrossed {
+		c.unread(key)
 	}
 	if c.onReplied != nil {
 		c.onReplied()

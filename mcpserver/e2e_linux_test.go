@@ -1146,3 +1146,73 @@ func TestEditorOutputIsTheScreenItDrew(t *testing.T) {
 		t.Errorf("an editor's screen is read as a question: %q", r.text)
 	}
 }
+
+// readResponse reads lines until the response to request id, and returns it.
+func (s *rawSession) readResponse(t testing.TB, id int) string {
+	t.Helper()
+	want := fmt.Sprintf(`"id":%d,`, id)
+	for {
+		line, err := s.out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the response to request %d: %v", id, err)
+		}
+		if strings.Contains(line, want) {
+			return line
+		}
+	}
+}
+
+// A client that gives up on a call sends notifications/cancelled; when that
+// crosses the call's result on the wire, the client drops the result
+// unread. What the result told — the notices at its top, the detach of its
+// own command — must come again at the top of the next result, once.
+func TestACancelThatCrossesTheResultTellsItsNewsAgain(t *testing.T) {
+	w := newWorld(t)
+	const consumer = "harness-crossed"
+	s := w.rawSession("--consumer", consumer)
+
+	start := w.command("bg", "run", "--session", consumer, "--", "sh", "-c", "exit 3")
+	out, err := start.Output()
+	if err != nil {
+		t.Fatalf("bg run: %v", err)
+	}
+	id := strings.TrimSpace(string(out))
+	ev := w.endEvent(id)
+	notice := fmt.Sprintf("#%d Background task %s", ev.Seq, id)
+
+	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bg_tasks","arguments":{}}}`)
+	if r := s.readResponse(t, 2); !strings.Contains(r, notice) {
+		t.Fatalf("the first result should carry %q: %s", notice, r)
+	}
+	// The cancel comes a moment after the result was written (it was sent
+	// before the result arrived, but travelled slower), once the server has
+	// settled the written result.
+	time.Sleep(200 * time.Millisecond)
+	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"Request timed out"}}`)
+	s.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bg_tasks","arguments":{}}}`)
+	if r := s.readResponse(t, 3); !strings.Contains(r, notice) {
+		t.Errorf("the result its client cancelled unread was not told again: %s", r)
+	}
+	s.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"bg_tasks","arguments":{}}}`)
+	if r := s.readResponse(t, 4); strings.Contains(r, notice) {
+		t.Errorf("told a third time: %s", r)
+	}
+
+	// A bash call whose result says its command was moved to the
+	// background: that detach is not a notice while the result is read,
+	// and is one when the result was not.
+	s.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 120","timeout_seconds":1}}}`)
+	r := s.readResponse(t, 5)
+	m := regexp.MustCompile(`Task (t\d+) \(`).FindStringSubmatch(r)
+	if m == nil || !strings.Contains(r, "moved it to the background") {
+		t.Fatalf("the bash call should come back detached: %s", r)
+	}
+	time.Sleep(200 * time.Millisecond)
+	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"Request timed out"}}`)
+	s.send(t, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"bg_tasks","arguments":{}}}`)
+	if r := s.readResponse(t, 6); !strings.Contains(r, "Task "+m[1]+" (`sleep 120`) was moved to the background") {
+		t.Errorf("the detach of %s, told only in a result its client dropped, was not told again: %s", m[1], r)
+	}
+	s.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"bg_kill","arguments":{"id":"`+m[1]+`"}}}`)
+	s.readResponse(t, 7)
+}

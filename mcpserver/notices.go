@@ -20,13 +20,22 @@ const (
 
 // toldSet remembers what this session already told the model in a tool
 // result (its bash call came back detached, its bg_wait saw the exit), so
-// the same news does not come again as a notification.
+// the same news does not come again as a notification. What a result told
+// is remembered by its call too: a client that cancels a call after its
+// result was written (the cancel crossed the result on the wire) never
+// reads that result, and untell makes the news a notification again.
 type toldSet struct {
-	mu   sync.Mutex
-	seen map[string]bool
+	mu     sync.Mutex
+	seen   map[string]bool
+	byCall map[string][]string // call key → what its result told
+	calls  []string            // the calls in byCall, oldest first
 }
 
-func newToldSet() *toldSet { return &toldSet{seen: map[string]bool{}} }
+// toldCallsKept bounds the calls whose news can still be untold: a cancel
+// crosses a result within moments, never a hundred calls later.
+const toldCallsKept = 64
+
+func newToldSet() *toldSet { return &toldSet{seen: map[string]bool{}, byCall: map[string][]string{}} }
 
 func toldKey(taskID, kind, reason string) string {
 	if kind != bgtasks.EventWarning {
@@ -35,10 +44,34 @@ func toldKey(taskID, kind, reason string) string {
 	return taskID + "\x00" + kind + "\x00" + reason
 }
 
-func (t *toldSet) add(taskID, kind, reason string) {
+// add records that the result of call (its delivery key, "" for none)
+// tells this news.
+func (t *toldSet) add(call, taskID, kind, reason string) {
+	k := toldKey(taskID, kind, reason)
 	t.mu.Lock()
-	t.seen[toldKey(taskID, kind, reason)] = true
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	t.seen[k] = true
+	if call == "" {
+		return
+	}
+	if _, ok := t.byCall[call]; !ok {
+		t.calls = append(t.calls, call)
+		if len(t.calls) > toldCallsKept {
+			delete(t.byCall, t.calls[0])
+			t.calls = t.calls[1:]
+		}
+	}
+	t.byCall[call] = append(t.byCall[call], k)
+}
+
+// untell forgets what call's result told: nobody read it.
+func (t *toldSet) untell(call string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range t.byCall[call] {
+		delete(t.seen, k)
+	}
+	delete(t.byCall, call)
 }
 
 func (t *toldSet) has(e bgtasks.Event) bool {

@@ -89,8 +89,8 @@ func TestNoticeBlockIsEmptyWithoutEvents(t *testing.T) {
 
 func TestToldSetMatchesKindAndWarningText(t *testing.T) {
 	s := newToldSet()
-	s.add("t1", bgtasks.EventDetached, "")
-	s.add("t2", bgtasks.EventWarning, "slow")
+	s.add("", "t1", bgtasks.EventDetached, "")
+	s.add("", "t2", bgtasks.EventWarning, "slow")
 	for _, tc := range []struct {
 		e    bgtasks.Event
 		want bool

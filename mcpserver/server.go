@@ -113,7 +113,8 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		// The next spare starts once a reply is out, not while the call
 		// that took the last one runs: its start-up, a Go process, is
 		// about 3 ms of CPU on the call's path on two cores.
-		onReplied: s.spare.fill})
+		onReplied: s.spare.fill,
+		onUnread:  s.told.untell})
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		s.spare.close()

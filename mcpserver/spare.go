@@ -77,8 +77,11 @@ func (sp *spare) take(env []string) *taskctl.Pending {
 }
 
 // spareExitWait bounds how long close waits for a let-go spare to exit; it
-// exits as soon as it reads the end of its link.
-const spareExitWait = 2 * time.Second
+// exits as soon as it reads the end of its link, so the bound costs nothing
+// but on a machine so loaded that a process waits seconds to run (2 s was
+// passed at a load average of 18 on two cores); it only keeps a spare that
+// hangs from holding the session's end for ever.
+const spareExitWait = 5 * time.Second
 
 // close lets the spare go, waits for it to exit, and starts no more.
 func (sp *spare) close() {

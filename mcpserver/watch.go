@@ -125,9 +125,14 @@ func (s *Server) watchList(_ context.Context, _ watchListInput) toolResult {
 	}
 	var b strings.Builder
 	for _, w := range ws {
-		state := "active"
-		if w.State.Paused {
+		state := svc.State(w)
+		switch {
+		case w.State.Paused:
 			state = "paused: " + w.State.Reason
+		case state == "unserved":
+			if err := svc.ReceiverProblem(w); err != nil {
+				state += " (" + err.Error() + ")"
+			}
 		}
 		fmt.Fprintf(&b, "%s %s — %s; fires %d of %d; checks %d; currently %s\n", w.Spec.ID, w.Spec.Label(), state, w.State.FiresUsed, w.Spec.MaxFires, w.State.Checks, w.State.Value)
 	}

@@ -2,11 +2,9 @@ package receiver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +48,11 @@ func Ensure(ctx context.Context, store *watch.Store) (string, error) {
 	}
 	defer unlock()
 	home := HomeID(store.Registry().Home())
-	if a, ok := answering(ctx, dir, home); ok {
+	key, err := identityKey(dir)
+	if err != nil {
+		return "", err
+	}
+	if a, ok := answering(ctx, dir, key, home); ok {
 		return a.URL, nil
 	}
 	wd, _ := os.Getwd()
@@ -60,11 +62,14 @@ func Ensure(ctx context.Context, store *watch.Store) (string, error) {
 	}
 	addr := conf.ServeAddress()
 	if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" {
-		if id, err := probe(ctx, addr); err == nil {
-			if id.Home == home {
-				return baseURL(addr), nil // answering, its file lost
-			}
-			return "", fmt.Errorf("serve.address %s answers as hangdog's receiver of another home (pid %d); set another: `hangdog config set serve.address 127.0.0.1:PORT`", addr, id.PID)
+		_, err := prove(ctx, addr, key, home)
+		if err == nil {
+			return baseURL(addr), nil // answering, its file lost
+		}
+		if !errors.Is(err, errNotListening) {
+			// A link made now would hand its token, its deliveries and
+			// its decision to whoever that is.
+			return "", fmt.Errorf("serve.address %s is held by a listener hangdog cannot prove is this home's receiver: %v. No link is made against it: if it is another program or another user's, choose a free port with `hangdog config set serve.address 127.0.0.1:PORT`", addr, err)
 		}
 	}
 	exe, args, err := ServeCommand()
@@ -98,51 +103,22 @@ func Ensure(ctx context.Context, store *watch.Store) (string, error) {
 		case <-deadline.C:
 			return "", fmt.Errorf("hangdog serve (pid %d) did not answer within %v; see %s", cmd.Process.Pid, startTimeout, filepath.Join(dir, logFile))
 		case <-tick.C:
-			if a, ok := answering(ctx, dir, home); ok {
+			if a, ok := answering(ctx, dir, key, home); ok {
 				return a.URL, nil
 			}
 		}
 	}
 }
 
-// answering reads address.json and asks the address who it is.
-func answering(ctx context.Context, dir, home string) (Address, bool) {
+// answering reads address.json and asks the address to prove it is this
+// home's receiver, the one the file names.
+func answering(ctx context.Context, dir string, key []byte, home string) (Address, bool) {
 	a, err := readAddress(dir)
 	if err != nil {
 		return a, false
 	}
-	id, err := probe(ctx, a.Address)
-	return a, err == nil && id.Home == home && id.PID == a.PID
-}
-
-var probeClient = &http.Client{Timeout: 2 * time.Second}
-
-// probe asks whoever listens at addr (host:port) for its identity.
-func probe(ctx context.Context, addr string) (identity, error) {
-	var id identity
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return id, err
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-		if ip.To4() == nil {
-			host = "::1"
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+IdentityPath, nil)
-	if err != nil {
-		return id, err
-	}
-	resp, err := probeClient.Do(req)
-	if err != nil {
-		return id, err
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 4096)).Decode(&id); err != nil || id.Receiver != "hangdog" {
-		return id, errors.New("not hangdog's receiver")
-	}
-	return id, nil
+	id, err := prove(ctx, a.Address, key, home)
+	return a, err == nil && id.PID == a.PID
 }
 
 // lockWait takes an exclusive flock, giving up when ctx ends.

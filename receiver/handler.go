@@ -2,10 +2,14 @@
 // serve`): the handler that takes trigger-link deliveries at
 // POST /hook/<token> and mounts other link handlers (approval pages under
 // /approve/), the server process that listens at serve.address, writes
-// where it listens and leaves when no link is active, and Ensure, which
-// starts that process on demand. Everything it accepts is on disk (the
+// where it listens and leaves when no link is active, Ensure, which
+// starts that process on demand, Keep, which starts it again if it dies
+// while a link is open, and the proof of its identity (identity.go) that
+// tells it from another user's listener on its port. Everything it accepts is on disk (the
 // watcher's inbox, through watch.Store) before it answers; it keeps only
-// rate windows in memory.
+// rate windows in memory. Where links are found and deliveries kept is a
+// Links: the home's store by default, or the fleet's (Options.Links) when
+// `hangdog serve` is the one receiver of many sandboxes.
 //
 // It is linked only by the full CLI.
 package receiver
@@ -34,9 +38,10 @@ const MaxPayload = 1 << 20
 // Paths.
 const (
 	HookPrefix = "/hook/"
-	// IdentityPath answers who this receiver is, so a client can tell
-	// hangdog's receiver for its home from a stale address or another
-	// program on the port.
+	// IdentityPath answers who this receiver is and, given a challenge,
+	// proves it with the home's key, so a client can tell hangdog's
+	// receiver for its home from a stale address or another program (of
+	// another user) on the port.
 	IdentityPath = "/.hangdog/receiver"
 )
 
@@ -51,6 +56,9 @@ type Options struct {
 	Log io.Writer
 	// Now, for tests; nil: time.Now.
 	Now func() time.Time
+	// Links are the trigger links served at /hook/; nil: the store's
+	// (NewStoreLinks).
+	Links Links
 }
 
 // Receiver is the http.Handler of every link.
@@ -60,18 +68,23 @@ type Receiver struct {
 	log   io.Writer
 	now   func() time.Time
 	home  string
+	links Links
+	local *StoreLinks // links when they are the store's, else nil
+	keys  *keyring    // the identity key, for a challenge
 
-	mu      sync.Mutex
-	logMu   sync.Mutex
-	buckets map[string]*bucket // by watcher id: "rate" and "unverified"
+	logMu sync.Mutex
 }
 
 // New builds the receiver over the store's links.
 func New(store *watch.Store, opts Options) *Receiver {
 	r := &Receiver{store: store, mux: http.NewServeMux(), log: opts.Log, now: opts.Now,
-		home: HomeID(store.Registry().Home()), buckets: map[string]*bucket{}}
+		home: HomeID(store.Registry().Home()), links: opts.Links, keys: &keyring{dir: dirOf(store)}}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if r.links == nil {
+		r.local = NewStoreLinks(store)
+		r.links = r.local
 	}
 	r.mux.HandleFunc(HookPrefix, r.hook)
 	r.mux.HandleFunc(IdentityPath, r.identity)
@@ -96,12 +109,10 @@ func HomeID(home string) string {
 
 type identity struct {
 	Receiver string `json:"receiver"` // "hangdog"
-	Home     string `json:"home"`     // HomeID
+	Home     string `json:"home"`     // HomeID: a label, proven only by Proof
 	PID      int    `json:"pid"`
-}
-
-func (r *Receiver) identity(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, identity{Receiver: "hangdog", Home: r.home, PID: pid})
+	// Proof answers the request's challenge (see identity.go).
+	Proof string `json:"proof,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -143,14 +154,19 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	token := strings.TrimPrefix(req.URL.Path, HookPrefix)
-	wt, err := r.store.ByLinkToken(token)
 	now := r.now()
-	if err != nil || !r.store.WebhookOpen(wt, now) {
+	lk, err := r.links.Open(token, now)
+	if errors.Is(err, ErrUnavailable) {
+		r.logf("503 %v", err)
+		unavailable(w)
+		return
+	}
+	if err != nil {
 		r.logf("404 an unknown or closed link")
 		notFound(w)
 		return
 	}
-	id := wt.Spec.ID
+	id := lk.ID
 	if req.ContentLength > MaxPayload {
 		r.logf("%s 413 %d bytes", id, req.ContentLength)
 		refusal(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the payload is over the limit of %d bytes (1 MiB)", MaxPayload))
@@ -167,17 +183,22 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		refusal(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
-	link := wt.Spec.Link
-	if link.Signature != "" {
-		secret, err := r.store.LinkSecret(id, wt.Spec.Owner)
+	if lk.Signature != "" {
+		secret, err := r.links.Secret(lk)
 		if err != nil {
 			r.logf("%s 500 %v", id, err)
 			refusal(w, http.StatusInternalServerError, "the link's secret could not be read")
 			return
 		}
-		if verr := webhooksig.Verify(link.Signature, secret, req.Header, body, now); verr != nil {
-			if wait, ok := r.take(id, "unverified", link.RatePerMin*watch.UnverifiedFactor, now); !ok {
-				r.logf("%s 429 unverified requests over %d a minute", id, link.RatePerMin*watch.UnverifiedFactor)
+		if verr := webhooksig.Verify(lk.Signature, secret, req.Header, body, now); verr != nil {
+			wait, ok, err := r.links.Take(lk, "unverified", lk.RatePerMin*watch.UnverifiedFactor, now)
+			if err != nil {
+				r.logf("%s 503 %v", id, err)
+				unavailable(w)
+				return
+			}
+			if !ok {
+				r.logf("%s 429 unverified requests over %d a minute", id, lk.RatePerMin*watch.UnverifiedFactor)
 				tooMany(w, wait, "too many requests with a missing or wrong signature")
 				return
 			}
@@ -191,17 +212,26 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "ping": true})
 		return
 	}
-	if wait, ok := r.take(id, "rate", link.RatePerMin, now); !ok {
-		r.logf("%s 429 over %d a minute", id, link.RatePerMin)
-		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", link.RatePerMin))
+	wait, ok, err := r.links.Take(lk, "rate", lk.RatePerMin, now)
+	if err != nil {
+		r.logf("%s 503 %v", id, err)
+		unavailable(w)
 		return
 	}
-	d := watch.Delivery{ID: deliveryID(link.Signature, req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
-	dup, err := r.store.AcceptDelivery(id, d, now)
+	if !ok {
+		r.logf("%s 429 over %d a minute", id, lk.RatePerMin)
+		tooMany(w, wait, fmt.Sprintf("over this link's rate of %d deliveries a minute", lk.RatePerMin))
+		return
+	}
+	d := watch.Delivery{ID: deliveryID(lk.Signature, req.Header, body), Event: clip(req.Header.Get("X-GitHub-Event")), ContentType: clip(req.Header.Get("Content-Type")), Body: body}
+	dup, err := r.links.Accept(lk, d, now)
 	switch {
 	case errors.Is(err, watch.ErrLinkClosed):
 		r.logf("%s 404 closed meanwhile", id)
 		notFound(w)
+	case errors.Is(err, ErrUnavailable):
+		r.logf("%s 503 %v", id, err)
+		unavailable(w)
 	case err != nil:
 		r.logf("%s 500 %v", id, err)
 		refusal(w, http.StatusInternalServerError, "the delivery could not be stored; try again")
@@ -212,6 +242,13 @@ func (r *Receiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.logf("%s 202 stored (%d bytes)", id, len(body))
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true})
 	}
+}
+
+// unavailable answers a request the receiver could not check or keep
+// because the fleet's servers did not answer: nothing was accepted.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	refusal(w, http.StatusServiceUnavailable, "the receiver cannot reach its store right now; nothing was accepted; retry after 5 s")
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration, msg string) {

@@ -22,7 +22,7 @@ import (
 // Tests that need real processes re-run this test binary with
 // RECEIVER_TEST_HELPER set: "serve" is `hangdog serve` (what Ensure
 // starts, with short check intervals), "ensure" one Ensure call, "run" a
-// watcher's runner (`hangdog __watch ID`).
+// the home's watchers' runner (`hangdog __watch`).
 const (
 	helperEnv    = "RECEIVER_TEST_HELPER"
 	helperArgEnv = "RECEIVER_TEST_ARG"

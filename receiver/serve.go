@@ -37,11 +37,14 @@ const (
 
 // Address is what address.json says.
 type Address struct {
-	Address string    `json:"address"` // host:port it listens on
-	URL     string    `json:"url"`     // the base of every link, http://host:port
-	PID     int       `json:"pid"`
-	Home    string    `json:"home"` // HomeID
-	Started time.Time `json:"started"`
+	Address string `json:"address"` // host:port it listens on
+	URL     string `json:"url"`     // the base of every link, http://host:port
+	PID     int    `json:"pid"`
+	// StartTicks is the process's start time (bgtasks.ProcStartTicks):
+	// with the pid, what Keep checks is alive.
+	StartTicks uint64    `json:"start_ticks,omitempty"`
+	Home       string    `json:"home"` // HomeID
+	Started    time.Time `json:"started"`
 }
 
 // ServeOptions configure Serve.
@@ -59,6 +62,10 @@ type ServeOptions struct {
 	CheckEvery, Grace time.Duration
 	// Ready, if set, is called with the address once it listens.
 	Ready func(Address)
+	// Links, if set, are the trigger links it serves instead of this
+	// home's (the fleet receiver's): it then stays until stopped, as with
+	// Stay, since no link of this home keeps it.
+	Links Links
 }
 
 func dirOf(store *watch.Store) string { return filepath.Join(store.Registry().Home(), serveDir) }
@@ -84,20 +91,30 @@ func Serve(ctx context.Context, store *watch.Store, opts ServeOptions) error {
 		}
 		return fmt.Errorf("another hangdog serve already serves this home (%s is locked)", filepath.Join(dir, runLock))
 	}
+	// Made before it listens, so a challenge is answered from the first
+	// connection.
+	key, err := identityKey(dir)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.Address)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			who := "another program"
-			if id, perr := probe(ctx, opts.Address); perr == nil {
-				who = fmt.Sprintf("hangdog's receiver of another home (pid %d)", id.PID)
+			var unproven *unprovenError
+			if _, perr := prove(ctx, opts.Address, key, HomeID(store.Registry().Home())); errors.As(perr, &unproven) {
+				who = "a listener that is not this home's receiver (" + unproven.why + ")"
 			}
 			return fmt.Errorf("serve.address %s is in use by %s; choose a free port: `hangdog config set serve.address 127.0.0.1:PORT`", opts.Address, who)
 		}
 		return fmt.Errorf("listen on serve.address %s: %w", opts.Address, err)
 	}
-	addr := Address{Address: ln.Addr().String(), PID: pid, Home: HomeID(store.Registry().Home()), Started: time.Now()}
+	addr := Address{Address: ln.Addr().String(), PID: pid, StartTicks: startTicks(), Home: HomeID(store.Registry().Home()), Started: time.Now()}
 	addr.URL = baseURL(addr.Address)
-	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log})
+	rcv := New(store, Options{Mounts: opts.Mounts, Log: opts.Log, Links: opts.Links})
+	if opts.Links != nil {
+		opts.Stay = true
+	}
 	srv := &http.Server{
 		Handler:           rcv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -244,7 +261,9 @@ func (r *Receiver) stayWhileLinks(ctx context.Context, store *watch.Store, opts 
 		case <-tick.C:
 		}
 		active := activeLinks(store, time.Now())
-		r.forget(active)
+		if r.local != nil {
+			r.local.forget(active)
+		}
 		if fsw != nil {
 			for id := range active {
 				_ = fsw.Add(filepath.Join(store.Registry().Home(), "watchers", id))
@@ -270,15 +289,8 @@ func activeLinks(store *watch.Store, now time.Time) map[string]bool {
 		return out
 	}
 	for _, w := range all {
-		switch w.Spec.Kind {
-		case watch.KindWebhook:
-			if store.WebhookOpen(w, now) {
-				out[w.Spec.ID] = true
-			}
-		case watch.KindApproval:
-			if store.ApprovalServed(w, now) {
-				out[w.Spec.ID] = true
-			}
+		if LinkActive(store, w, now) {
+			out[w.Spec.ID] = true
 		}
 	}
 	return out

@@ -47,7 +47,7 @@ func TestEnsureStartsOneServerForTwoCallers(t *testing.T) {
 	if err != nil || url != urls[0] {
 		t.Errorf("Ensure again = %q, %v; want %q", url, err, urls[0])
 	}
-	id, err := probe(context.Background(), strings.TrimPrefix(url, "http://"))
+	id, err := proveHome(home, strings.TrimPrefix(url, "http://"))
 	if err != nil || id.Home != HomeID(home) {
 		t.Errorf("identity %+v, %v", id, err)
 	}
@@ -119,7 +119,7 @@ func TestStaleAddressFileIsNotTrusted(t *testing.T) {
 	if url == other.srv.URL {
 		t.Fatal("Ensure trusted another home's receiver")
 	}
-	id, err := probe(context.Background(), strings.TrimPrefix(url, "http://"))
+	id, err := proveHome(home, strings.TrimPrefix(url, "http://"))
 	if err != nil || id.Home != HomeID(home) {
 		t.Errorf("the new receiver: %+v %v", id, err)
 	}
@@ -153,7 +153,7 @@ func TestServeOnABusyPort(t *testing.T) {
 	other := newLab(t)
 	_, store := processHome(t, "127.0.0.1:0")
 	err := Serve(context.Background(), store, ServeOptions{Address: strings.TrimPrefix(other.srv.URL, "http://")})
-	if err == nil || !strings.Contains(err.Error(), "is in use by hangdog's receiver of another home") || !strings.Contains(err.Error(), "serve.address") {
+	if err == nil || !strings.Contains(err.Error(), "is in use by a listener that is not this home's receiver (it answers as hangdog's receiver (pid") || !strings.Contains(err.Error(), "serve.address") {
 		t.Errorf("Serve on a taken port: %v", err)
 	}
 	if _, err := http.Get(other.srv.URL + IdentityPath); err != nil {

@@ -540,7 +540,7 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("settings.json: %v", err)
 	}
-	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash", "PostToolUse": "mcp__hangdog__bash", "SessionEnd": "", "Stop": ""}
+	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash|WebFetch|WebSearch|Task|Agent", "PostToolUse": "mcp__hangdog__bash|WebFetch|WebSearch|Task|Agent", "SessionEnd": "", "Stop": ""}
 	for event, matcher := range matchers {
 		groups := s.Hooks[event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 || groups[0].Hooks[0].Command != "hangdog hook" {
@@ -555,6 +555,56 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 		if h := groups[0].Hooks[0]; event == "Stop" && h.Timeout <= 20 {
 			t.Errorf("Stop hook timeout %ds does not cover its 20 s wait", h.Timeout)
 		}
+	}
+}
+
+// A built-in tool (WebFetch, a subagent) cannot be stopped by a hook; the
+// hooks time it, and one that took over a minute is named in the next
+// context. A quick one adds nothing.
+func TestSlowBuiltinToolIsNotedInTheNextContext(t *testing.T) {
+	w := newWorld(t)
+	call := func(event, id string) map[string]any {
+		return map[string]any{"hook_event_name": event, "session_id": "s-web", "tool_name": "WebFetch", "tool_use_id": id,
+			"tool_input": map[string]any{"url": "https://example.com/slow", "prompt": "summarise"}, "tool_response": "page"}
+	}
+	for _, id := range []string{"quick", "slow"} {
+		if out := w.hook(call("PreToolUse", id)); strings.TrimSpace(out) != "" {
+			t.Errorf("PreToolUse of WebFetch answered %q, want nothing (the call goes on untouched)", out)
+		}
+	}
+	// The slow call started two minutes ago, as its record says.
+	path := filepath.Join(w.home, "claude-sessions", "s-web", "session.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	json.Unmarshal(b, &rec)
+	started, _ := rec["started"].(map[string]any)
+	if started["slow"] == nil || started["quick"] == nil {
+		t.Fatalf("the session record %s holds no start of the calls", b)
+	}
+	started["slow"] = time.Now().Add(-2 * time.Minute).Format(time.RFC3339Nano)
+	b, _ = json.Marshal(rec)
+	os.WriteFile(path, b, 0o600)
+
+	if out := w.hook(call("PostToolUse", "quick")); strings.TrimSpace(out) != "" {
+		t.Errorf("PostToolUse of a quick WebFetch answered %q, want nothing", out)
+	}
+	var got struct {
+		Out struct {
+			Event   string `json:"hookEventName"`
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	out := w.hook(call("PostToolUse", "slow"))
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Out.Event != "PostToolUse" ||
+		!strings.Contains(got.Out.Context, "WebFetch https://example.com/slow call took 2m0s") {
+		t.Errorf("PostToolUse of a slow WebFetch answered %q, want additionalContext naming it and how long it took", out)
+	}
+	b, _ = os.ReadFile(path)
+	if strings.Contains(string(b), `"slow"`) || strings.Contains(string(b), `"quick"`) {
+		t.Errorf("the ended calls' starts stay in the record: %s", b)
 	}
 }
 

@@ -3,6 +3,8 @@ package settings
 import (
 	"slices"
 	"strings"
+
+	"github.com/hangdog/hangdog/settings/watchdogconf"
 )
 
 // Kinds of value a key holds; they tell a settings screen which editor to show.
@@ -93,9 +95,9 @@ var keySpecs = []KeySpec{
 		parse: parseBool,
 	},
 	{
-		Key: "watchdog.otherTools", Kind: KindChoice, Default: "off",
-		Choices: []string{"off", "warn", "abort-turn"},
-		Help:    "What to do when a non-bash tool call looks stuck: nothing, warn, or abort the agent's turn.",
+		Key: "watchdog.otherTools", Kind: KindChoice, Default: watchdogconf.OtherToolsOff,
+		Choices: []string{watchdogconf.OtherToolsOff, watchdogconf.OtherToolsWarn, watchdogconf.OtherToolsAbort},
+		Help:    "What a stuck call of an MCP server's tool behind `hangdog mcp-proxy` gets: nothing (relayed untouched), a warning to the client and in its result, or cancelled and answered at once with an error so the agent's turn goes on.",
 	},
 	{
 		Key: "watchdog.inputWaitSec", Kind: KindNumber, Default: 3.0,
@@ -223,6 +225,54 @@ var keySpecs = []KeySpec{
 		UserOnly:    true,
 		userOnlyWhy: "open hangdog's receiver to other machines",
 		parse:       parseHostPort,
+	},
+	{
+		Key: "serve.sink", Kind: KindString, Default: "",
+		Allowed:     "NATS server URLs (nats://, tls://, ws:// or wss://), comma-separated, or empty for none",
+		Help:        "NATS JetStream servers of the fleet's links (see docs/fleet.md): links made here are called at the fleet receiver ($HANGDOG_RECEIVER_URL) and their deliveries come from these servers, and hangdog serve with it set is that receiver; credentials as for events.sink (events.credentials). Empty: this machine's receiver.",
+		UserOnly:    true,
+		userOnlyWhy: "send your links' deliveries and approval decisions through another machine",
+		parse:       parseNATSURLs,
+	},
+	// The fleet: events out to a NATS JetStream stream (package fleet).
+	// Without events.sink nothing of it is loaded or started.
+	{
+		Key: "events.sink", Kind: KindString, Default: "",
+		Allowed:     "NATS server URLs (nats://, tls://, ws:// or wss://), comma-separated, or empty for none",
+		Help:        "NATS JetStream servers every event of this home is also published to (see docs/fleet.md); empty keeps events on this machine only.",
+		UserOnly:    true,
+		userOnlyWhy: "send your tasks' events and output to another machine",
+		parse:       parseNATSURLs,
+	},
+	{
+		Key: "events.credentials", Kind: KindString, Default: "",
+		Allowed:     "an absolute path to a NATS credentials file (a .creds file, or a file holding a token), or empty for the environment",
+		Help:        "Credentials for events.sink and wake --from; empty reads NATS_CREDS, NATS_TOKEN or NATS_USER and NATS_PASSWORD from the environment.",
+		UserOnly:    true,
+		userOnlyWhy: "choose which credentials hangdog presents to which server",
+		parse:       parseAbsPath,
+	},
+	{
+		Key: "events.stream", Kind: KindString, Default: "HANGDOG_EVENTS",
+		Allowed:     "1-32 letters, digits, '_' or '-'",
+		Help:        "Name of the JetStream stream the events go to; created on first use when missing.",
+		UserOnly:    true,
+		userOnlyWhy: "choose where your events are sent",
+		parse:       parseStreamName,
+	},
+	{
+		Key: "events.replicas", Kind: KindInt, Default: 0,
+		Allowed: "a whole number from 0 to 5; 0 sizes it to the cluster (3 with 3 or more servers, else 1)",
+		Help:    "Replicas of the stream when hangdog creates it; an existing stream keeps its own.",
+		parse:   intIn(0, 5),
+	},
+	{
+		Key: "events.host", Kind: KindString, Default: "",
+		Allowed:     "a name of 1-64 printable characters, or empty for this machine's host name",
+		Help:        "The name this sandbox goes by in the events' subjects (hangdog.events.HOST.…); empty uses the host name.",
+		UserOnly:    true,
+		userOnlyWhy: "make this machine's events pass for another's",
+		parse:       parseHostName,
 	},
 }
 

@@ -67,6 +67,18 @@ type Settings struct {
 	onSessionEnd string
 	watchers     Watchers
 	serveAddress string
+	serveSink    string
+	events       Events
+}
+
+// Events are the fleet's settings (events.*): where this home's events
+// are published. Sink "" means none, and nothing of the fleet runs.
+type Events struct {
+	Sink        string `mapstructure:"sink"`
+	Credentials string `mapstructure:"credentials"`
+	Stream      string `mapstructure:"stream"`
+	Replicas    int    `mapstructure:"replicas"`
+	Host        string `mapstructure:"host"`
 }
 
 // Watchers are the watchers' limits (watchers.*); the watch package turns
@@ -154,7 +166,9 @@ func Load(opts Options) (*Settings, error) {
 		Watchers Watchers `mapstructure:"watchers"`
 		Serve    struct {
 			Address string `mapstructure:"address"`
+			Sink    string `mapstructure:"sink"`
 		} `mapstructure:"serve"`
+		Events Events `mapstructure:"events"`
 	}
 	if err := s.v.Unmarshal(&all); err != nil {
 		return nil, fmt.Errorf("decode the settings: %w", err)
@@ -165,6 +179,8 @@ func Load(opts Options) (*Settings, error) {
 	s.onSessionEnd = all.Tasks.OnSessionEnd
 	s.watchers = all.Watchers
 	s.serveAddress = all.Serve.Address
+	s.serveSink = all.Serve.Sink
+	s.events = all.Events
 	return s, nil
 }
 
@@ -379,6 +395,13 @@ func (s *Settings) Watchers() Watchers { return s.watchers }
 
 // ServeAddress is where `hangdog serve` listens (serve.address).
 func (s *Settings) ServeAddress() string { return s.serveAddress }
+
+// ServeSink is the fleet's NATS servers for links (serve.sink); "" for
+// none: links are this machine's receiver's.
+func (s *Settings) ServeSink() string { return s.serveSink }
+
+// Events is where this home's events are published (events.*).
+func (s *Settings) Events() Events { return s.events }
 
 // AgentProfile says whether commands nobody is at get the agent profile's
 // environment (tasks.agentProfile).

@@ -396,6 +396,29 @@ var alternatives = map[string]string{
 	"watchers.judgeFailures":            "4",
 	"watchers.networkIntervalFloorSec":  "5",
 	"serve.address":                     "127.0.0.1:0",
+	"events.sink":                       "nats://n1:4222,tls://n2:4222",
+	"events.credentials":                "/etc/hangdog/nats.creds",
+	"events.stream":                     "FLEET_1",
+	"events.replicas":                   "3",
+	"events.host":                       "ci-runner-7",
+}
+
+// The events.* settings reach Events, where the fleet reads them.
+func TestEventsReachEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	for _, k := range []string{"events.sink", "events.credentials", "events.stream", "events.replicas", "events.host"} {
+		if err := SetInFile(path, k, alternatives[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := loadFile(t, path).Events()
+	want := Events{Sink: "nats://n1:4222,tls://n2:4222", Credentials: "/etc/hangdog/nats.creds", Stream: "FLEET_1", Replicas: 3, Host: "ci-runner-7"}
+	if got != want {
+		t.Errorf("Events() = %+v, want %+v", got, want)
+	}
+	if d := loadFile(t, filepath.Join(t.TempDir(), "none.yaml")).Events(); d.Sink != "" || d.Stream != "HANGDOG_EVENTS" || d.Replicas != 0 {
+		t.Errorf("default Events() = %+v", d)
+	}
 }
 
 // Every key must reach the Watchdog struct, under the JSON name that matches

@@ -254,3 +254,67 @@ func looksLikeSecret(text string) bool {
 	}
 	return len(text) > 64 && !strings.Contains(text, "_")
 }
+
+// parseNATSURLs takes a comma-separated list of NATS server URLs (the form
+// nats.go's Connect takes). A URL's user and password are allowed here but
+// never shown (see fleet.Redact).
+func parseNATSURLs(text string) (any, string) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return "", ""
+	}
+	if strings.IndexFunc(t, notPrintable) >= 0 {
+		return nil, "contains control characters"
+	}
+	for _, one := range strings.Split(t, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil || u.Host == "" {
+			return nil, "is not a list of nats:// URLs (e.g. nats://nats1:4222,nats://nats2:4222)"
+		}
+		switch u.Scheme {
+		case "nats", "tls", "ws", "wss":
+		default:
+			return nil, "has a URL that is not nats://, tls://, ws:// or wss://"
+		}
+	}
+	return t, ""
+}
+
+// parseAbsPath takes an absolute file path, or empty.
+func parseAbsPath(text string) (any, string) {
+	if text == "" {
+		return "", ""
+	}
+	if strings.IndexFunc(text, notPrintable) >= 0 {
+		return nil, "contains control characters"
+	}
+	if !strings.HasPrefix(text, "/") {
+		return nil, "is not an absolute path"
+	}
+	return text, ""
+}
+
+// parseStreamName takes a JetStream stream name hangdog may create.
+func parseStreamName(text string) (any, string) {
+	if text == "" || len(text) > 32 {
+		return nil, "is not 1-32 characters long"
+	}
+	for _, r := range text {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return nil, "has a character other than letters, digits, '_' or '-'"
+		}
+	}
+	return text, ""
+}
+
+// parseHostName takes the name a sandbox goes by in subjects (escaped
+// there, so any printable text does).
+func parseHostName(text string) (any, string) {
+	if len(text) > 64 {
+		return nil, "is longer than 64 characters"
+	}
+	if strings.IndexFunc(text, notPrintable) >= 0 {
+		return nil, "contains control characters"
+	}
+	return text, ""
+}

@@ -139,8 +139,8 @@ func TestValidateUnknownKeySuggestsNearest(t *testing.T) {
 
 func TestKeysDescribeEveryKeyWithDefaultThatValidates(t *testing.T) {
 	keys := Keys()
-	if len(keys) != 28 {
-		t.Fatalf("Keys() has %d keys, the table has 28", len(keys))
+	if len(keys) != 34 {
+		t.Fatalf("Keys() has %d keys, the table has 34", len(keys))
 	}
 	for _, k := range keys {
 		if k.Help == "" || k.Allowed == "" {
@@ -158,5 +158,32 @@ func TestKeysDescribeEveryKeyWithDefaultThatValidates(t *testing.T) {
 	keys[5].Choices[0] = "mutated"
 	if Keys()[5].Choices[0] == "mutated" || len(Keys()[0].Choices) != 0 {
 		t.Error("Keys() exposes the package's own table")
+	}
+}
+
+func TestValidateEventsSettings(t *testing.T) {
+	for _, c := range []struct {
+		key, text string
+		ok        bool
+	}{
+		{"events.sink", "", true},
+		{"events.sink", "nats://a:4222, nats://b:4222", true},
+		{"events.sink", "wss://nats.example:443", true},
+		{"events.sink", "http://a:4222", false},
+		{"events.sink", "nats://", false},
+		{"events.credentials", "relative/nats.creds", false},
+		{"events.credentials", "/home/u/.nats/u.creds", true},
+		{"events.stream", "HANGDOG_EVENTS", true},
+		{"events.stream", "a.b", false},
+		{"events.stream", "", false},
+		{"events.replicas", "6", false},
+		{"events.replicas", "0", true},
+		{"events.host", "box 1.example", true},
+		{"events.host", "a\x01", false},
+	} {
+		_, err := Validate(c.key, c.text)
+		if (err == nil) != c.ok {
+			t.Errorf("Validate(%s, %q) = %v, want ok=%v", c.key, c.text, err, c.ok)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func (s *supervisor) serveControl(ln net.Listener) {
 
 func (s *supervisor) serveConn(c net.Conn) {
 	defer c.Close()
-	if !sameUser(c) {
+	if !unixsock.SameUser(c) {
 		return
 	}
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -61,26 +61,6 @@ func (s *supervisor) serveConn(c net.Conn) {
 	}
 	c.SetReadDeadline(time.Time{})
 	c.Write(proto.Serve(controlServer{s}, line))
-}
-
-// sameUser allows only peers of this process's own uid.
-func sameUser(c net.Conn) bool {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil || cerr != nil {
-		return false
-	}
-	return int(cred.Uid) == os.Getuid()
 }
 
 // controlServer serves the control socket's operations (proto.Server).

@@ -1,6 +1,7 @@
 // Package supervisor is the per-task supervisor process, and only that: it
-// holds the PTY master and leads its session, starts the command as the
-// slave's foreground process group, records every byte of output (straight
+// holds the PTY master and leads its session, marks itself as a task's
+// (peerproc.MarkTask, inherited by everything the command starts), starts
+// the command as the slave's foreground process group, records every byte of output (straight
 // to the caller when the disk is full), reaps every descendant (it is a
 // child subreaper), keeps and reports what the command leaves running,
 // serves the task's control socket, checks the task (the watchdog's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/agentprofile"
+	"github.com/hangdog/hangdog/internal/peerproc"
 	"github.com/hangdog/hangdog/supervisor/proto"
 )
 
@@ -48,6 +49,13 @@ func (s *supervisor) startCommand(slave *os.File, ctty bool) (int, error) {
 	path, err := lookPath(argv[0], env)
 	if err != nil {
 		return 0, err
+	}
+	// Marked here, on the supervisor itself, so the command is marked from
+	// its first instruction: whatever it or its children later do to
+	// their environment, session or parent, the approval page still knows
+	// them as a task's. The mark is inert otherwise (peerproc.MarkTask).
+	if err := peerproc.MarkTask(); err != nil {
+		fmt.Fprintln(os.Stderr, "hangdog supervisor:", err)
 	}
 	fd := slave.Fd()
 	sys := &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}

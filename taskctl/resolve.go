@@ -115,6 +115,7 @@ func Resolve(req Request) (Spec, error) {
 	}
 	spec.Watchdog = st.Watchdog()
 	spec.KeepEnded = st.KeepEnded()
+	spec.ForwardEvents = st.Events().Sink != ""
 	spec.Env = req.Env
 	if spec.Env == nil {
 		spec.Env = os.Environ()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/fleet/autostart"
 	"github.com/hangdog/hangdog/supervisor/proto"
 	"github.com/hangdog/hangdog/supervisor/spawn"
 )
@@ -141,6 +142,13 @@ func (p *Pending) Start(reg *bgtasks.Registry, spec Spec) (*Link, error) {
 	if err != nil {
 		p.Cancel()
 		return nil, err
+	}
+	if spec.ForwardEvents {
+		// Before the hand-over: the forwarder's cursor is registered
+		// before this task can end, so its end is published.
+		if err := autostart.Ensure(reg); err != nil {
+			fmt.Fprintf(os.Stderr, "hangdog: warning: events.sink is set but the forwarder could not be started: %v\n  this home's events wait in its log; `hangdog fleet forward` runs it by hand\n", err)
+		}
 	}
 	hand := proto.Handover{Home: reg.Home(), Task: wireTask(task.Meta), Spec: spec}
 	env := spec.Env

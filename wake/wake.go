@@ -23,6 +23,12 @@
 //
 // A wake worker is itself a background task; the end of one (a kill -9, a
 // bg kill) is the waker's own noise and is never handed to an agent.
+//
+// Where the events come from and where the cursor is kept is a Source:
+// the home's log and its consumer cursor (the default), or a JetStream
+// durable consumer of the fleet's stream (`hangdog wake --from`, package
+// wake/fleetsource). Everything above — one run at a time, the record, --seen — is
+// the same for both.
 package wake
 
 import (
@@ -65,8 +71,9 @@ const (
 const workerFlag = "--here"
 
 // WorkerArgv is the command line of the background task that runs a
-// worker; IsWorker recognises it.
-func WorkerArgv(self, consumer, run, seen string, mine bool) []string {
+// worker; IsWorker recognises it. more are further flags, passed as they
+// are (wake --from's).
+func WorkerArgv(self, consumer, run, seen string, mine bool, more ...string) []string {
 	argv := []string{self, "wake", workerFlag, "--consumer", consumer, "--run", run}
 	if seen != "" {
 		argv = append(argv, "--seen", seen)
@@ -74,7 +81,7 @@ func WorkerArgv(self, consumer, run, seen string, mine bool) []string {
 	if mine {
 		argv = append(argv, "--mine")
 	}
-	return argv
+	return append(argv, more...)
 }
 
 // IsWorker reports whether a task's argv runs a wake worker (possibly
@@ -84,12 +91,76 @@ func IsWorker(argv []string) bool {
 	return i >= 0 && i+1 < len(argv) && argv[i+1] == workerFlag
 }
 
+// Item is one event as a Source hands it over: its id (increasing; the
+// record, $HANGDOG_EVENT_IDS and the batch's mark name it) and the event.
+// For the home's log the id is the event's seq.
+type Item struct {
+	ID    int64
+	Event bgtasks.Event
+}
+
+// Source is where a worker's events come from and where its cursor is
+// kept.
+type Source interface {
+	// Pending returns the events after the cursor, oldest first; none
+	// when there is nothing new (it does not wait long).
+	Pending(ctx context.Context) ([]Item, error)
+	// Handled moves the cursor past id: every event up to it is handled.
+	Handled(ctx context.Context, id int64) error
+	// Find returns the events of ids (a recorded batch, for --seen).
+	Find(ctx context.Context, ids []int64) ([]bgtasks.Event, error)
+}
+
+// logSource is the home's event log read as a consumer (its cursor in
+// <home>/consumers).
+type logSource struct {
+	reg      *bgtasks.Registry
+	consumer string
+}
+
+func (l logSource) Pending(context.Context) ([]Item, error) {
+	evs, err := l.reg.Undelivered(l.consumer)
+	items := make([]Item, len(evs))
+	for i, e := range evs {
+		items[i] = Item{ID: e.Seq, Event: e}
+	}
+	return items, err
+}
+
+func (l logSource) Handled(_ context.Context, id int64) error {
+	return l.reg.MarkDelivered(l.consumer, id)
+}
+
+func (l logSource) Find(_ context.Context, ids []int64) ([]bgtasks.Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	evs, err := l.reg.Events(ids[0] - 1)
+	if err != nil {
+		return nil, err
+	}
+	var batch []bgtasks.Event
+	for _, e := range evs {
+		if slices.Contains(ids, e.Seq) {
+			batch = append(batch, e)
+		}
+	}
+	return batch, nil
+}
+
 // Worker is one consumer's waker.
 type Worker struct {
+	// Reg is the home: the worker's record and lock are in <home>/wake.
 	Reg      *bgtasks.Registry
 	Consumer string
-	Run      string // bash command handed each batch
-	Seen     string // optional bash command: exit 0 if the agent already handled the batch
+	// Source hands the events over; nil is the home's log, read as
+	// Consumer.
+	Source Source
+	// Claimed: the caller holds the consumer name already (Claim), as
+	// wake --from does before it touches the stream.
+	Claimed bool
+	Run     string // bash command handed each batch
+	Seen    string // optional bash command: exit 0 if the agent already handled the batch
 	// Scope limits the events handed over (a session's own; Scope{All:
 	// true} for every event); the cursor still moves past the others.
 	Scope bgtasks.Scope
@@ -173,8 +244,8 @@ func (w *Worker) clear() error {
 	return nil
 }
 
-func (w *Worker) settle(last int64) error {
-	if err := w.Reg.MarkDelivered(w.Consumer, last); err != nil {
+func (w *Worker) settle(ctx context.Context, last int64) error {
+	if err := w.Source.Handled(ctx, last); err != nil {
 		return err
 	}
 	return w.clear()
@@ -247,13 +318,18 @@ func Holder(reg *bgtasks.Registry, consumer string) error {
 }
 
 // Loop hands batches over until ctx ends, holding the consumer name
-// (Claim) throughout.
+// (Claim) throughout (the caller holds it when Claimed).
 func (w *Worker) Loop(ctx context.Context) error {
-	release, err := Claim(w.Reg, w.Consumer)
-	if err != nil {
-		return err
+	if !w.Claimed {
+		release, err := Claim(w.Reg, w.Consumer)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
+	if w.Source == nil {
+		w.Source = logSource{reg: w.Reg, consumer: w.Consumer}
+	}
 	if err := os.MkdirAll(filepath.Dir(w.recordPath()), 0o700); err != nil {
 		return fmt.Errorf("wake directory: %w", err)
 	}
@@ -269,15 +345,18 @@ func (w *Worker) Loop(ctx context.Context) error {
 	}
 	w.logf("waiting for events")
 	for {
-		evs, err := w.Reg.Undelivered(w.Consumer)
+		items, err := w.Source.Pending(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
-		if len(evs) > 0 {
-			mine := w.news(evs)
-			last := evs[len(evs)-1].Seq
+		if len(items) > 0 {
+			mine := w.news(items)
+			last := items[len(items)-1].ID
 			if len(mine) == 0 {
-				if err := w.Reg.MarkDelivered(w.Consumer, last); err != nil {
+				if err := w.Source.Handled(ctx, last); err != nil {
 					return err
 				}
 				continue
@@ -301,19 +380,20 @@ func (w *Worker) Loop(ctx context.Context) error {
 }
 
 // news keeps the events in scope that are not the waker's own noise.
-func (w *Worker) news(evs []bgtasks.Event) []bgtasks.Event {
-	var out []bgtasks.Event
-	for _, e := range w.Scope.Events(evs) {
-		if !w.aboutWorker(e) {
-			out = append(out, e)
+func (w *Worker) news(items []Item) []Item {
+	var out []Item
+	for _, it := range items {
+		if w.Scope.SeesEvent(it.Event) && !w.aboutWorker(it.Event) {
+			out = append(out, it)
 		}
 	}
 	return out
 }
 
-// aboutWorker reports whether e is about a wake worker's own task.
+// aboutWorker reports whether e is about a wake worker's own task (of
+// this home: another sandbox's tasks are not looked up here).
 func (w *Worker) aboutWorker(e bgtasks.Event) bool {
-	if e.WatcherID != "" || !bgtasks.ValidID(e.TaskID) {
+	if e.WatcherID != "" || e.HomeID != "" || !bgtasks.ValidID(e.TaskID) {
 		return false
 	}
 	if is, ok := w.workers[e.TaskID]; ok {
@@ -330,10 +410,12 @@ func (w *Worker) aboutWorker(e bgtasks.Event) bool {
 
 // hand runs the command on one batch; ok reports that it succeeded and the
 // cursor moved.
-func (w *Worker) hand(ctx context.Context, evs []bgtasks.Event, last int64) (bool, error) {
-	rec := &record{First: evs[0].Seq, Last: last, Started: time.Now()}
-	for _, e := range evs {
-		rec.IDs = append(rec.IDs, e.Seq)
+func (w *Worker) hand(ctx context.Context, items []Item, last int64) (bool, error) {
+	rec := &record{First: items[0].ID, Last: last, Started: time.Now()}
+	evs := make([]bgtasks.Event, len(items))
+	for i, it := range items {
+		rec.IDs = append(rec.IDs, it.ID)
+		evs[i] = it.Event
 	}
 	// Recorded before the run: a crash from here on is seen on restart.
 	if err := w.writeRecord(rec); err != nil {
@@ -344,16 +426,16 @@ func (w *Worker) hand(ctx context.Context, evs []bgtasks.Event, last int64) (boo
 		w.logf("run failed: %v; the batch is handed over again later", err)
 		return false, w.clear()
 	}
-	return true, w.handled(rec)
+	return true, w.handled(ctx, rec)
 }
 
 // handled records that the batch's run succeeded, then moves the cursor.
-func (w *Worker) handled(rec *record) error {
+func (w *Worker) handled(ctx context.Context, rec *record) error {
 	rec.Handled = true
 	if err := w.writeRecord(rec); err != nil {
 		return err
 	}
-	return w.settle(rec.Last)
+	return w.settle(ctx, rec.Last)
 }
 
 // runScript runs $HANGDOG_WAKE_RUN and leaves its exit status in the file
@@ -439,7 +521,7 @@ func (w *Worker) recover(ctx context.Context) error {
 	}
 	if rec.Handled {
 		w.logf("events %s were handled before a restart; not handing them over again", ids(rec.IDs))
-		return w.settle(rec.Last)
+		return w.settle(ctx, rec.Last)
 	}
 	if rec.alive() {
 		w.logf("the run on events %s outlived the last worker; waiting for it to end", ids(rec.IDs))
@@ -454,25 +536,19 @@ func (w *Worker) recover(ctx context.Context) error {
 		code, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		if err == nil && code == 0 {
 			w.logf("the run on events %s finished after a restart; not handing them over again", ids(rec.IDs))
-			return w.handled(rec)
+			return w.handled(ctx, rec)
 		}
 		w.logf("the run on events %s failed after a restart (status %s); the batch is handed over again", ids(rec.IDs), strings.TrimSpace(string(b)))
 		return w.clear()
 	}
 	if w.Seen != "" {
-		evs, err := w.Reg.Events(rec.First - 1)
+		batch, err := w.Source.Find(ctx, rec.IDs)
 		if err != nil {
 			return err
 		}
-		var batch []bgtasks.Event
-		for _, e := range evs {
-			if slices.Contains(rec.IDs, e.Seq) {
-				batch = append(batch, e)
-			}
-		}
 		if err := w.command(ctx, w.Seen, batch, rec); err == nil {
 			w.logf("the agent's record has events %s; not handing them over again", ids(rec.IDs))
-			return w.settle(rec.Last)
+			return w.settle(ctx, rec.Last)
 		}
 		w.logf("the agent's record lacks events %s; handing them over again", ids(rec.IDs))
 	} else {

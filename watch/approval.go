@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -186,6 +187,10 @@ var (
 	// ErrBadChoice: the choice is not one of the options, or the comment
 	// is too long (400).
 	ErrBadChoice = errors.New("not a valid decision")
+	// ErrDecisionNotSent: the decision is recorded but did not reach the
+	// watcher yet (the fleet receiver could not publish it); asking again
+	// sends it (503).
+	ErrDecisionNotSent = errors.New("the decision is recorded but was not sent on yet")
 )
 
 // ApprovalByToken returns the approval behind a link token for its page.
@@ -243,9 +248,9 @@ func (s *Store) Decide(token, choice, comment string, now time.Time) (*Decision,
 	if err != nil {
 		return nil, err
 	}
-	comment = strings.TrimSpace(strings.ToValidUTF8(comment, "\uFFFD"))
-	if utf8.RuneCountInString(comment) > MaxComment {
-		return nil, fmt.Errorf("comment of %d characters: %w; use at most %d", utf8.RuneCountInString(comment), ErrBadChoice, MaxComment)
+	comment, err = cleanComment(comment)
+	if err != nil {
+		return nil, err
 	}
 	var out *Decision
 	var decided bool
@@ -258,12 +263,8 @@ func (s *Store) Decide(token, choice, comment string, now time.Time) (*Decision,
 			out, decided = v.Decision, true
 			return nil
 		}
-		ok := false
-		for _, o := range v.Approval.Options {
-			ok = ok || o == choice
-		}
-		if !ok {
-			return fmt.Errorf("decision %q: %w; the options are %s", clip(choice, 40), ErrBadChoice, strings.Join(v.Approval.Options, ", "))
+		if err := checkChoice(&v.Approval, choice); err != nil {
+			return err
 		}
 		d := &Decision{Choice: choice, Comment: comment, At: now.UTC()}
 		b, err := json.MarshalIndent(d, "", "  ")
@@ -283,6 +284,33 @@ func (s *Store) Decide(token, choice, comment string, now time.Time) (*Decision,
 		return out, ErrDecided
 	}
 	return out, nil
+}
+
+// CheckDecision checks a decision against the approval as Decide does
+// and returns the comment as it is kept (trimmed, valid UTF-8); an error
+// wraps ErrBadChoice. The fleet receiver, which records decisions for
+// sandboxes elsewhere, checks them with it before they are sent.
+func CheckDecision(a *Approval, choice, comment string) (string, error) {
+	c, err := cleanComment(comment)
+	if err != nil {
+		return "", err
+	}
+	return c, checkChoice(a, choice)
+}
+
+func cleanComment(comment string) (string, error) {
+	comment = strings.TrimSpace(strings.ToValidUTF8(comment, "\uFFFD"))
+	if n := utf8.RuneCountInString(comment); n > MaxComment {
+		return "", fmt.Errorf("comment of %d characters: %w; use at most %d", n, ErrBadChoice, MaxComment)
+	}
+	return comment, nil
+}
+
+func checkChoice(a *Approval, choice string) error {
+	if slices.Contains(a.Options, choice) {
+		return nil
+	}
+	return fmt.Errorf("decision %q: %w; the options are %s", clip(choice, 40), ErrBadChoice, strings.Join(a.Options, ", "))
 }
 
 // DecidedPageFor is how long a decided approval's page is still served, so

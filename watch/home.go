@@ -122,6 +122,11 @@ type HomeRunner struct {
 	// Concurrency bounds the checks running at once; 0 is
 	// DefaultConcurrency.
 	Concurrency int
+	// Companion, when set, starts what a watcher needs beside its checks
+	// while the runner runs it (a link's deliveries from the fleet, its
+	// receiver kept running); the stop it returns ends it and waits, when
+	// the watcher is dropped or the runner ends. Called on the loop.
+	Companion func(ctx context.Context, spec *Spec) (stop func())
 	// Now, for tests: the clock each watcher's steps read.
 	Now func() time.Time
 
@@ -161,6 +166,7 @@ type slot struct {
 	seq       int  // checks started
 	stuck     bool // running past its deadline: its place was given back
 	cancel    context.CancelFunc
+	companion func() // stops what Companion started; nil: none
 	srcDir    string
 	keep      func(fsnotify.Event) bool
 	index     int // in the heap; -1 when out of it
@@ -190,6 +196,13 @@ func (h *HomeRunner) Run(ctx context.Context) error {
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer func() { // the watchers' companions end with the runner
+		for _, s := range h.slots {
+			if s.companion != nil {
+				s.companion()
+			}
+		}
+	}()
 	h.slots = map[string]*slot{}
 	h.dirs = map[string]map[*slot]bool{}
 	h.watched = map[string]int{}
@@ -431,6 +444,9 @@ func (h *HomeRunner) adopt(ctx context.Context, id string, spec *Spec) {
 	}
 	s := &slot{id: id, r: r, spec: spec, index: -1}
 	h.slots[id] = s
+	if h.Companion != nil {
+		s.companion = h.Companion(ctx, spec)
+	}
 	if h.fsw != nil {
 		if dir, keep, err := notifyDir(h.Store, spec); err != nil {
 			h.logf(id, "no change notifications (%v): polling every %v", err, spec.Interval)
@@ -459,6 +475,10 @@ func (h *HomeRunner) drop(s *slot) {
 	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if s.companion != nil {
+		s.companion()
+		s.companion = nil
 	}
 	if h.fsw == nil {
 		return

@@ -113,11 +113,7 @@ func (s *Store) AcceptDelivery(id string, d Delivery, now time.Time) (duplicate 
 			return ErrLinkClosed
 		}
 		h.Seen = slices.DeleteFunc(h.Seen, func(it seenItem) bool {
-			window := idDedupeWindow
-			if strings.HasPrefix(it.ID, "b") {
-				window = BodyDedupeWindow
-			}
-			return now.Sub(it.At) >= window
+			return now.Sub(it.At) >= seenWindow(it.ID)
 		})
 		key := seenKey(d.ID)
 		if slices.ContainsFunc(h.Seen, func(it seenItem) bool { return it.ID == key }) {
@@ -169,6 +165,23 @@ func seenKey(deliveryID string) string {
 		kind = "b"
 	}
 	return kind + hashText(deliveryID)[:24]
+}
+
+// seenWindow is how long a seen key is remembered.
+func seenWindow(key string) time.Duration {
+	if strings.HasPrefix(key, "b") {
+		return BodyDedupeWindow
+	}
+	return idDedupeWindow
+}
+
+// DedupeKey is what makes a delivery the same as another, as the
+// receiver's dedupe record keeps it (a letter and a hash of the delivery
+// id), and Window how long it is remembered. The fleet receiver keeps its
+// own record of deliveries it passed on with them.
+func DedupeKey(deliveryID string) (key string, window time.Duration) {
+	k := seenKey(deliveryID)
+	return k, seenWindow(k)
 }
 
 func inboxName(seq int, key string) string { return fmt.Sprintf("%010d-%s.json", seq, key) }

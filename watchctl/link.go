@@ -66,14 +66,14 @@ func HiddenSecret(id string) string {
 	return "hidden: `hangdog watch secret " + id + "` shows it to you (never to a model)"
 }
 
-// linkOf describes w's link at the link base, starting the receiver if it
-// must. Both kinds fail alike: the error says the link cannot be made and
+// linkOf describes w's link at the link base, starting the receiver (or
+// registering the link at the fleet receiver) if it must. Both kinds fail alike: the error says the link cannot be made and
 // what runs the receiver.
 func (s *Service) linkOf(ctx context.Context, w *watch.Watcher, owner string) (*LinkInfo, error) {
 	if w.Spec.Link == nil {
 		return nil, fmt.Errorf("watcher %s is a %s watcher: only trigger and approval links have a URL", w.Spec.ID, w.Spec.Kind)
 	}
-	base, err := s.linkBase(ctx)
+	base, err := s.linkBase(ctx, w, owner)
 	if err != nil {
 		return nil, fmt.Errorf("the link of watcher %s could not be made: %w (`hangdog serve` runs the receiver)", w.Spec.ID, err)
 	}

@@ -19,8 +19,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/receiver"
 	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
@@ -69,6 +71,12 @@ type Service struct {
 	once    sync.Once
 	conf    *settings.Settings
 	confErr error
+
+	// The receiver's last check (ReceiverProblem): one a second, however
+	// many links a listing shows.
+	recvMu  sync.Mutex
+	recvAt  time.Time
+	recvErr error
 }
 
 // Open opens the home's watchers. The settings of opts.Dir are read when
@@ -147,14 +155,14 @@ type Created struct {
 // created and made (the receiver started) before its task starts; a link
 // that cannot be made removes the watcher again: nothing was created.
 func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Created, error) {
-	if strings.EqualFold(strings.TrimSpace(q.Kind), watch.KindWebhook) {
-		if _, err := publicBase(); err != nil {
-			return nil, err // before anything is created: the link would be unusable
-		}
-	}
 	conf, err := s.settings()
 	if err != nil {
 		return nil, err
+	}
+	if strings.EqualFold(strings.TrimSpace(q.Kind), watch.KindWebhook) {
+		if err := s.checkBase(); err != nil {
+			return nil, err // before anything is created: the link would be unusable
+		}
 	}
 	wc, err := s.store.Create(ctx, q, c.Owner, c.Project)
 	if err != nil {
@@ -181,10 +189,10 @@ func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Crea
 // If the link cannot be made (the receiver does not start, a malformed
 // $HANGDOG_RECEIVER_URL), nothing is created.
 func (s *Service) CreateApproval(ctx context.Context, c Caller, q *watch.ApprovalRequest) (*Created, error) {
-	if _, err := publicBase(); err != nil {
+	if _, err := s.settings(); err != nil {
 		return nil, err
 	}
-	if _, err := s.settings(); err != nil {
+	if err := s.checkBase(); err != nil {
 		return nil, err
 	}
 	w, _, err := s.store.CreateApproval(q, c.Owner, c.Project)
@@ -254,11 +262,16 @@ func (s *Service) Pause(c Caller, id, reason string) (*watch.Watcher, error) {
 	if err := s.store.Pause(id, owner, reason); err != nil {
 		return nil, err
 	}
-	return s.store.Get(id, owner)
+	w, err := s.store.Get(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	return w, s.unregister(context.Background(), w, false)
 }
 
 // Resume clears a watcher's pause, starts the home's runner if it is not
-// running (a runner killed is started again so) and, for a link, makes sure the receiver runs (it may have left while
+// running (a runner killed is started again so) and, for a link, makes
+// sure the receiver runs (it may have left while
 // the link was paused).
 func (s *Service) Resume(ctx context.Context, c Caller, id string) (*watch.Watcher, error) {
 	owner, err := s.ownerFor(c, id)
@@ -293,7 +306,11 @@ func (s *Service) Delete(c Caller, id string) (*watch.Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Delete(id, owner)
+	w, err := s.store.Delete(id, owner)
+	if err != nil {
+		return nil, err
+	}
+	return w, s.unregister(context.Background(), w, true)
 }
 
 // Secret is a trigger link's signing secret ("" for an unsigned link),
@@ -341,7 +358,9 @@ func (s *Service) taskAlive(id string) bool {
 
 // State is a watcher's state in a word: damaged (its files cannot be
 // read, or a check of it panicked), paused, stopped (the home's runner is
-// not running: the next create or resume starts it) or active.
+// not running: the next create, resume or listing starts it), unserved (a
+// link whose receiver is not running or not this home's: ReceiverProblem
+// says which) or active.
 func (s *Service) State(w *watch.Watcher) string {
 	switch {
 	case w.Damaged != "":
@@ -350,8 +369,27 @@ func (s *Service) State(w *watch.Watcher) string {
 		return "paused"
 	case !s.Running(w):
 		return "stopped"
+	case s.ReceiverProblem(w) != nil:
+		return "unserved"
 	}
 	return "active"
+}
+
+// ReceiverProblem says why w's active link cannot be called now — the
+// receiver is not running, or what holds its address instead — or nil
+// (also for a watcher that is no active link).
+func (s *Service) ReceiverProblem(w *watch.Watcher) error {
+	if w.Spec.Link == nil || w.Damaged != "" || !receiver.LinkActive(s.store, w, time.Now()) {
+		return nil
+	}
+	s.recvMu.Lock()
+	defer s.recvMu.Unlock()
+	if time.Since(s.recvAt) > time.Second {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.recvErr, s.recvAt = receiver.Check(ctx, s.store), time.Now()
+		cancel()
+	}
+	return s.recvErr
 }
 
 // SessionEnded is the pause reason of a watcher whose session ended.
@@ -388,6 +426,9 @@ func (s *Service) EndSession(session, policy string) ([]*watch.Watcher, error) {
 			continue
 		}
 		ended = append(ended, w)
+		if err := s.unregister(context.Background(), w, false); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return ended, errors.Join(errs...)
 }

@@ -8,5 +8,6 @@ package main
 const (
 	shellShort    = "Open the interactive shell (also: hangdog with no arguments)"
 	settingsShort = "Edit the watchdog settings on a full screen"
+	mcpProxyShort = "Run an MCP server behind the watchdog: a stuck tool call is warned about or aborted (watchdog.otherTools)"
 	mcpShort      = "Serve hangdog's tools (supervised bash, background tasks, watchers, approval links) to an AI agent (MCP over stdio)"
 )

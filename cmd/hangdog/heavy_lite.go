@@ -19,6 +19,7 @@ func init() {
 	handOver("shell", shellShort, false)
 	handOver("settings", settingsShort, false)
 	handOver("mcp", mcpShort, false)
+	handOver("mcp-proxy", mcpProxyShort, false)
 }
 
 // handOver registers a command the lite hangdog lists but hangdog-full

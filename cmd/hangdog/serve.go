@@ -31,10 +31,16 @@ approval pages (/approve/<token>). It listens at serve.address (default
 You rarely start it: creating a link starts it (detached, its log in
 <home>/serve/serve.log) when nothing answers. Under your own service manager,
 run ` + "`hangdog serve --stay`" + ` so it stays without links. Everything it accepts is
-on disk before it answers, so a restart loses nothing.`,
+on disk before it answers, so a restart loses nothing.
+
+With serve.sink set (NATS servers) it is the fleet receiver instead: it serves
+the links every sandbox with the same setting registered there, publishes each
+accepted delivery or decision to the sandbox that made the link (answering 202
+once the servers acknowledged it), and runs until stopped (docs/fleet.md).`,
 		Example: `  hangdog serve --stay
   HANGDOG_SERVE_ADDRESS=0.0.0.0:` + defaultServePort() + ` hangdog serve --stay   # every interface: other machines can call
-  # systemd --user: ExecStart=/usr/local/bin/hangdog serve --stay`,
+  # systemd --user: ExecStart=/usr/local/bin/hangdog serve --stay
+  HANGDOG_SERVE_SINK=nats://n1:4222,nats://n2:4222 hangdog serve   # the fleet receiver`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := openWatchers()

@@ -291,8 +291,10 @@ func newWatchLsCmd() *cobra.Command {
 		Aliases: []string{"list"},
 		Short:   "List your watchers: state, fires used, last check, why paused",
 		Long: `List the watchers of your session ($HANGDOG_SESSION; without one, of this
-project): ID, STATE (active, paused, or stopped when its task is not running),
-FIRES used of the budget, CHECKS, the LAST check, WHAT it watches and, for a
+project): ID, STATE (active; paused; stopped when the watchers' runner is not
+running, which the listing then starts;
+unserved, a link whose receiver is not running or not this home's; damaged,
+files that cannot be read), FIRES used of the budget, CHECKS, the LAST check, WHAT it watches and, for a
 paused one, why. --json prints every recorded field.`,
 		Example: `  hangdog watch ls
   hangdog watch ls --json | jq -r '.[] | select(.state.paused) | .spec.id + " " + .state.reason'`,
@@ -345,7 +347,13 @@ func watchRow(svc *watchctl.Service, w *watch.Watcher) string {
 	case w.State.Paused:
 		what += " — paused: " + plain(w.State.Reason)
 	case state == "stopped":
-		what += " — its task is not running; `hangdog watch resume " + w.Spec.ID + "` restarts it"
+		what += " — the watchers' runner is not running; this listing starts it again (or `hangdog watch resume " + w.Spec.ID + "`)"
+	case state == "unserved":
+		why := "hangdog's receiver is not running"
+		if err := svc.ReceiverProblem(w); err != nil {
+			why = plain(err.Error())
+		}
+		what += " — it cannot be called now: " + why + "; its runner starts the receiver again within seconds"
 	case w.State.Judging != nil:
 		what += " — " + judgingNote(w.State.Judging)
 	case w.State.LastError != "":

@@ -1,5 +1,6 @@
 // Package claudecode holds end-to-end tests of hangdog's Claude Code recipe
-// (scripts/claude-code: the hooks) and of `hangdog mcp`, driven by the real
+// (scripts/claude-code: the hooks), of `hangdog mcp` and of `hangdog
+// mcp-proxy` in front of another MCP server, driven by the real
 // Claude Code CLI (@anthropic-ai/claude-code, pinned) against a scripted
 // stand-in for the Anthropic Messages API on 127.0.0.1. The stand-in plays
 // the model: it sends the tool calls of a scenario and records the

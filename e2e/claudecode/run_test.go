@@ -155,6 +155,9 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
 			"--strict-mcp-config", "--disallowedTools", "Bash")
 	}
+	if mode == "mcpproxy" { // a stdio server behind `hangdog mcp-proxy`, as docs/agents.md configures it
+		args = append(args, "--mcp-config", proxyConfig(t, root), "--strict-mcp-config")
+	}
 	if sc.perm == "default" {
 		args = append(args, "--permission-mode", "default")
 	} else {

@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 type standin struct {
 	srv      *httptest.Server
 	commands []string
+	tools    []toolCall // instead of commands: calls of other tools
 
 	// delay holds a reply back, as a slow model would (nil: none): a turn
 	// in progress, for a test to interrupt.
@@ -73,6 +74,12 @@ type request struct {
 type output struct {
 	Text string
 	Wall time.Duration
+}
+
+// toolCall is one call the stand-in makes of an MCP server's tool.
+type toolCall struct {
+	Namespace, Name string // "mcp__SERVER", the tool
+	Args            map[string]any
 }
 
 func newStandin(commands []string) *standin {
@@ -113,10 +120,16 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	var item map[string]any
-	if calls < len(s.commands) {
+	if calls < len(s.commands) || calls < len(s.tools) {
 		id := fmt.Sprintf("call_%d", calls)
-		args, _ := json.Marshal(map[string]any{"command": s.commands[calls]})
-		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": "bash", "namespace": "mcp__hangdog", "arguments": string(args)}
+		tc := toolCall{Namespace: "mcp__hangdog", Name: "bash"}
+		if s.tools != nil {
+			tc = s.tools[calls]
+		} else {
+			tc.Args = map[string]any{"command": s.commands[calls]}
+		}
+		args, _ := json.Marshal(tc.Args)
+		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": tc.Name, "namespace": tc.Namespace, "arguments": string(args)}
 		s.mu.Lock()
 		s.sent[id] = time.Now()
 		s.mu.Unlock()
@@ -177,7 +190,8 @@ type home struct {
 	env                         []string
 }
 
-func newHome(t *testing.T, api *standin) *home {
+// newHome's extra is appended to the config (more MCP servers).
+func newHome(t *testing.T, api *standin, extra ...string) *home {
 	root, err := os.MkdirTemp("", "cx") // short: hangdog's sockets live under it
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +209,7 @@ func newHome(t *testing.T, api *standin) *home {
 		"[mcp_servers.hangdog.env]\nHANGDOG_HOME = %q\n\n"+
 		"[model_providers.standin]\nname = \"standin\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STANDIN_API_KEY\"\n",
 		recipe, h.hd, api.srv.URL+"/v1")
+	cfg += strings.Join(extra, "\n")
 	if err := os.WriteFile(filepath.Join(h.codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

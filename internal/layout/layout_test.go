@@ -24,12 +24,12 @@ const module = "github.com/hangdog/hangdog"
 var layers = [][]string{
 	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "internal/taskstate", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
-	{"supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
-	{"supervisor", "taskctl", "watch", "wake"},
-	{"receiver", "approval"},
+	{"fleet", "fleet/autostart", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
+	{"supervisor", "taskctl", "watch", "wake", "wake/fleetsource", "mcpproxy"},
+	{"receiver", "receiver/sink", "approval"},
 	{"watchctl"},
 	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/layout", "scripts", "scripts/testsummary", "faults", "e2e/claudecode", "e2e/codex"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/testbin/mcpstub", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the
@@ -229,8 +229,8 @@ func imports(f *ast.File) map[string]string {
 	return m
 }
 
-// TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase: a watcher's
-// task (hangdog __watch ID) is started by watchctl alone; the CLI only
+// TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase: the
+// watchers' runner task (hangdog __watch) is started by watchctl alone; the CLI only
 // registers the runner's command (its Use) and the lite hangdog hands it
 // over. The receiver is started, and $HANGDOG_RECEIVER_URL read, by
 // watchctl alone: every link gets its base there.

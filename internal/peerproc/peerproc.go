@@ -1,8 +1,12 @@
 // Package peerproc finds which local processes sent a TCP connection, and
 // describes a process and its ancestors, from /proc (Linux only; elsewhere
-// Supported is false and every lookup says it cannot tell). The approval
-// page uses it to refuse requests made by hangdog's own processes and by
-// the agent that asked.
+// Supported is false and every lookup says it cannot tell). It also owns
+// the task mark: what a task's supervisor puts on itself before it starts
+// the command (MarkTask), which every process the command starts inherits
+// and none can take off, so that a process is known as a task's even after
+// it left the task's environment, session and process tree (Proc.TaskMark).
+// The approval page uses it to refuse requests made by hangdog's own
+// processes, by any task's, and by the agent that asked.
 package peerproc
 
 import (
@@ -20,6 +24,10 @@ type Proc struct {
 	// TaskID is the hangdog task whose command this process runs under
 	// ($HANGDOG_TASK_ID in its environment); empty when none or unreadable.
 	TaskID string
+	// TaskMark: the process carries the task mark (see MarkTask), so it
+	// descends from a task's command whatever its environment and parent
+	// say now.
+	TaskMark bool
 }
 
 // Conn is what was found of a connection's client end.

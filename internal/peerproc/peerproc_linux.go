@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Supported: the lookups work here.
@@ -180,7 +182,7 @@ func Stat(pid int) (*Proc, error) {
 	}
 	ppid, _ := strconv.Atoi(rest[1])
 	start, _ := strconv.ParseUint(rest[19], 10, 64)
-	p := &Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : closing]), Start: start}
+	p := &Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : closing]), Start: start, TaskMark: taskMarked(dir)}
 	if exe, err := os.Readlink(dir + "/exe"); err == nil {
 		p.Exe = strings.TrimSuffix(exe, " (deleted)")
 	}
@@ -260,4 +262,42 @@ func launcher(p *Proc, args []string) bool {
 		return true
 	}
 	return len(args) > 1 && (strings.HasSuffix(args[1], "/hangdog/bin/hangdog.js") || strings.HasSuffix(args[1], "/node_modules/.bin/hangdog"))
+}
+
+// The task mark is a hard limit of 0 on RLIMIT_LOCKS. A process without
+// CAP_SYS_RESOURCE can lower a hard limit but never raise it, a child
+// inherits it through fork and exec, and /proc/PID/limits shows it to
+// every process. Escaping a task by `env -i`, setsid, a double fork or
+// killing the supervisor keeps it. The limit itself is inert: Linux has
+// not counted file locks against it since 2.4.25, so a marked process
+// locks and leases files as before; a program that tries to raise it
+// (`ulimit -x unlimited`) is refused. It is 0 because nothing lower
+// exists: a marked process cannot step to another value that looks
+// unmarked. (A system that set it to 0 for everyone would make every
+// process look marked: refused, never let through.)
+
+// MarkTask marks this process, and so everything it starts from now on,
+// as a task's. The supervisor calls it before it starts the command.
+func MarkTask() error {
+	lim := unix.Rlimit{Cur: 0, Max: 0}
+	if err := unix.Prlimit(0, unix.RLIMIT_LOCKS, &lim, nil); err != nil {
+		return fmt.Errorf("mark the task's processes (hard RLIMIT_LOCKS 0): %w", err)
+	}
+	return nil
+}
+
+// taskMarked reads the hard "Max file locks" of /proc/PID/limits (world
+// readable, even for a process that is not dumpable).
+func taskMarked(dir string) bool {
+	b, err := os.ReadFile(dir + "/limits")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Max file locks"); ok {
+			f := strings.Fields(rest) // soft, hard, units
+			return len(f) >= 2 && f[1] == "0"
+		}
+	}
+	return false
 }

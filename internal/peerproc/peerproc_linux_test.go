@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,9 +76,17 @@ func TestStatReadsTaskIDAndStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
-	p, err := Stat(child.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
+	// Until the child has exec'd sleep, /proc shows the test's own
+	// environment (the fork's copy), without the variable.
+	var p *Proc
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var err error
+		if p, err = Stat(child.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if p.Comm == "sleep" || time.Now().After(deadline) {
+			break
+		}
 	}
 	if p.TaskID != "t42" || p.Start == 0 || p.PPID != os.Getpid() || p.Comm != "sleep" {
 		t.Fatalf("stat %+v", p)
@@ -141,5 +150,71 @@ func TestBeyondLaunchersFindsTheClientAboveNpx(t *testing.T) {
 	// A process that launches nothing is itself.
 	if p, err := BeyondLaunchers(os.Getpid()); err != nil || p.PID != os.Getpid() {
 		t.Errorf("BeyondLaunchers(this test) = %v, %v; want itself", p, err)
+	}
+}
+
+// markedChildEnv makes this test binary a child that marks itself and
+// then runs argv: MarkTask as the supervisor calls it.
+const markedChildEnv = "PEERPROC_TEST_MARK_THEN_EXEC"
+
+func init() {
+	if os.Getenv(markedChildEnv) == "" {
+		return
+	}
+	if err := MarkTask(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	argv := strings.Fields(os.Getenv(markedChildEnv))
+	path, _ := exec.LookPath(argv[0])
+	fmt.Fprintln(os.Stderr, syscall.Exec(path, argv, []string{"PATH=" + os.Getenv("PATH")}))
+	os.Exit(3)
+}
+
+// What MarkTask marks stays marked through exec, `env -i` and setsid, and
+// its grandchild cannot raise the limit to look unmarked; an unmarked
+// process is not taken for marked. (As root the raise succeeds: the mark
+// binds processes without CAP_SYS_RESOURCE.)
+func TestTaskMarkSurvivesAnEscape(t *testing.T) {
+	if me, err := Stat(os.Getpid()); err != nil || me.TaskMark {
+		t.Skipf("this test runs inside a hangdog task (%v): every process it starts is marked", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raise := "ulimit -Hx unlimited 2>/dev/null; ulimit -x unlimited 2>/dev/null"
+	if os.Geteuid() == 0 {
+		raise = "true"
+	}
+	script := filepath.Join(t.TempDir(), "escape.sh")
+	if err := os.WriteFile(script, []byte(raise+"; exec sleep 30\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(self, "-test.run=^$")
+	child.Env = append(os.Environ(), markedChildEnv+"=env -i setsid bash "+script)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	var p *Proc
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if p, err = Stat(child.Process.Pid); err == nil && p.Comm == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the marked child did not get to sleep: %+v %v", p, err)
+		}
+	}
+	if !p.TaskMark || p.TaskID != "" {
+		t.Fatalf("a marked process after env -i and setsid: %+v, want TaskMark and no task id", p)
+	}
+	plain := exec.Command("sleep", "30")
+	if err := plain.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = plain.Process.Kill(); _ = plain.Wait() }()
+	if q, err := Stat(plain.Process.Pid); err != nil || q.TaskMark {
+		t.Fatalf("an unmarked process: %+v %v", q, err)
 	}
 }

@@ -29,3 +29,6 @@ func BeyondLaunchers(pid int) (*Proc, error) { return nil, errUnsupported }
 
 // ExeBase is the comm (always empty here).
 func (p *Proc) ExeBase() string { return p.Comm }
+
+// MarkTask does nothing here: nothing reads the mark.
+func MarkTask() error { return nil }

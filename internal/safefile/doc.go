@@ -2,7 +2,9 @@
 // hangdog home relies on: an exclusive flock, taken EINTR-safe (Lock,
 // TryLock, LockContext, WithLock), and the atomic replacement of a file by
 // a private temporary one renamed over it (Write, WriteDurable, NewTemp
-// and Commit), so a reader sees the old content or the new, never a mix.
+// and Commit), so a reader sees the old content or the new, never a mix;
+// and a private random key made once however many processes race to make
+// it (Key).
 //
 // It imports only the standard library and x/sys: every layer may use it.
 package safefile

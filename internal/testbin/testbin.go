@@ -50,3 +50,15 @@ func Build(dir string) (string, error) {
 func Supervisor(bin string) string {
 	return filepath.Join(filepath.Dir(bin), "hangdog-supervisor")
 }
+
+// MCPStub builds the stdio MCP server written for the tests of the MCP
+// proxy (internal/testbin/mcpstub) into dir and returns its path.
+func MCPStub(dir string) (string, error) {
+	out := filepath.Join(dir, "mcpstub")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/hangdog/hangdog/internal/testbin/mcpstub")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build mcpstub: %v\n%s", err, b)
+	}
+	return out, nil
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -68,4 +69,25 @@ func Dial(ctx context.Context, path string) (net.Conn, error) {
 	defer release()
 	var d net.Dialer
 	return d.DialContext(ctx, "unix", name)
+}
+
+// SameUser reports whether the peer of c, a unix socket connection, runs
+// as this process's user: a task's control socket answers no one else.
+func SameUser(c net.Conn) bool {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil || cerr != nil {
+		return false
+	}
+	return int(cred.Uid) == os.Getuid()
 }

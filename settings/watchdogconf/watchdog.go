@@ -45,7 +45,7 @@ func Default() Watchdog {
 		Action:        "background",
 		WatchBash:     true,
 		WatchBgTasks:  false,
-		OtherTools:    "off",
+		OtherTools:    OtherToolsOff,
 		InputWaitSec:  3,
 		Debug:         false,
 		DecisionModel: DecisionModel{Source: "inherit", Backend: "local", TimeoutSec: 20},
@@ -67,6 +67,14 @@ func (m DecisionModel) Timeout() time.Duration { return seconds(m.TimeoutSec) }
 
 func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// What watchdog.otherTools allows: what a call of an agent's other tools
+// (an MCP server's, through `hangdog mcp-proxy`) judged stuck gets.
+const (
+	OtherToolsOff   = "off"        // relayed untouched, nothing sampled
+	OtherToolsWarn  = "warn"       // the client is told, the result carries the warning
+	OtherToolsAbort = "abort-turn" // cancelled downstream, answered at once with an error result
+)
 
 // ForceActEnv, set to 1, makes every due check act (for testing the action
 // paths). It is not a setting: nothing persists it, and it shares the

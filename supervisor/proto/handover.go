@@ -41,6 +41,10 @@ type Spec struct {
 	// runner announces its pause, expiry or decision), so its clean exit is
 	// not news; a failure or a kill still is.
 	QuietEnd bool `json:"quiet_end,omitempty"`
+	// ForwardEvents: events.sink is set, so the caller makes sure the
+	// home's forwarder runs before the task can end (fleet/autostart). The
+	// caller's alone: it never travels to the supervisor.
+	ForwardEvents bool `json:"-"`
 }
 
 // Handover is what a caller gives its prestarted supervisor: the registered
