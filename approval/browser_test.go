@@ -234,7 +234,7 @@ func TestBrowserApproves(t *testing.T) {
 	chromium, driver := browserTools(t)
 	f := newFixture(t)
 	reg := f.store.Registry()
-	w, token := f.approval(t, &watch.ApprovalRequest{Question: "Deploy build 142 to production?",
+	_, token := f.approval(t, &watch.ApprovalRequest{Question: "Deploy build 142 to production?",
 		Details: "Changes since 141:\n  - fix the login redirect\n  - bump the cache TTL to 10 min\nAll 412 tests passed.", ExpiresAt: "4h"})
 	// The owner's consumer and a stranger's, registered before anything
 	// happens, read the log as an MCP session does.
@@ -271,7 +271,7 @@ func TestBrowserApproves(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- (&watch.Runner{Store: f.store, ID: w.Spec.ID}).Run(ctx) }()
+	go func() { done <- (&watch.HomeRunner{Store: f.store}).Run(ctx) }()
 
 	if path := os.Getenv("APPROVAL_SCREENSHOT"); path != "" {
 		var b64 string

@@ -22,7 +22,7 @@ import (
 // Tests that need real processes re-run this test binary with
 // RECEIVER_TEST_HELPER set: "serve" is `hangdog serve` (what Ensure
 // starts, with short check intervals), "ensure" one Ensure call, "run" a
-// watcher's runner (`hangdog __watch ID`).
+// the home's watchers' runner (`hangdog __watch`).
 const (
 	helperEnv    = "RECEIVER_TEST_HELPER"
 	helperArgEnv = "RECEIVER_TEST_ARG"
@@ -81,7 +81,8 @@ func helperMain(job string) int {
 		}
 		fmt.Println(url)
 	case "run":
-		r := &watch.Runner{Store: store, ID: os.Getenv(helperArgEnv), Log: os.Stdout}
+		// The home's runner (its home holds the one watcher, the arg).
+		r := &watch.HomeRunner{Store: store, Log: os.Stdout}
 		if err := r.Run(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 5

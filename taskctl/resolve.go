@@ -39,6 +39,10 @@ type Request struct {
 	// nobody is at (not Interactive) gets the agent profile on top of it,
 	// unless tasks.agentProfile is off (Spec.AgentProfile).
 	Env []string
+	// HomeWide: the task belongs to the home, not to a project or a
+	// session (the watchers' runner): it has neither, so every scope
+	// lists it and no session's end kills it.
+	HomeWide bool
 	// Owner is the session starting the task: an MCP session, a hook's
 	// session, `--session NAME`; "" for nobody. It decides who sees the
 	// task and hears of its end (bgtasks.Scope).
@@ -121,6 +125,9 @@ func Resolve(req Request) (Spec, error) {
 	spec.AgentProfile = !req.Interactive && st.AgentProfile()
 	spec.Owner = req.Owner
 	spec.Project = bgtasks.ProjectOf(abs)
+	if req.HomeWide {
+		spec.Owner, spec.Project = "", ""
+	}
 	spec.Mode = req.Mode
 	if spec.Mode == "" {
 		spec.Mode = bgtasks.Foreground

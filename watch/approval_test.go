@@ -186,7 +186,7 @@ func TestApprovalRunnerFiresOnceAndEnds(t *testing.T) {
 	done := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { done <- (&Runner{Store: s, ID: id}).Run(ctx) }()
+	go func() { done <- (&Runner{Store: s, ID: id}).run(ctx) }()
 	time.Sleep(300 * time.Millisecond) // the runner is watching
 	if len(events(t, s, id, "")) != 0 {
 		t.Fatal("an event before any decision")
@@ -224,7 +224,7 @@ func TestApprovalRunnerFiresOnceAndEnds(t *testing.T) {
 		t.Fatal("a decided approval resumed")
 	}
 	// A restarted runner has nothing to do and fires nothing again.
-	if err := (&Runner{Store: s, ID: id}).Run(ctx); err != nil {
+	if err := (&Runner{Store: s, ID: id}).run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(events(t, s, id, "")); n != 1 {
@@ -274,7 +274,7 @@ func TestApprovalDecisionSurvivesAKillBetweenReserveAndDelivery(t *testing.T) {
 	if len(st.Pending) != 1 || st.FiresUsed != 1 || len(events(t, s, w.Spec.ID, "")) != 0 {
 		t.Fatalf("after the kill: pending %d, fires %d, events %d", len(st.Pending), st.FiresUsed, len(events(t, s, w.Spec.ID, "")))
 	}
-	if err := (&Runner{Store: s, ID: w.Spec.ID}).Run(context.Background()); err != nil {
+	if err := (&Runner{Store: s, ID: w.Spec.ID}).run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	evs := events(t, s, w.Spec.ID, "")

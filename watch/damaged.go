@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// ErrDamaged: a watcher's spec.json or state.json cannot be decoded. Such
+// ErrDamaged: a watcher's spec.json or state.json cannot be decoded, or
+// the runner marked it so (a check of it panicked: State.Damaged). Such
 // a watcher is listed and shown as damaged (Watcher.Damaged), pausing it
 // succeeds (it is stopped), resuming it is refused and deleting it
 // removes it, as bgtasks does for a task whose files are damaged.
@@ -27,10 +28,14 @@ func (e *decodeError) Unwrap() error { return e.err }
 type damagedError struct {
 	id, file string
 	cause    error
-	spec     *Spec // the spec, when only the state is damaged
+	spec     *Spec  // the spec, when only the state is damaged
+	why      string // instead of file and cause: the runner marked it (State.Damaged)
 }
 
 func (e *damagedError) Error() string {
+	if e.why != "" {
+		return fmt.Sprintf("watcher %s is damaged: %s; `hangdog watch rm %s` removes it", e.id, e.why, e.id)
+	}
 	return fmt.Sprintf("watcher %s is damaged: its %s cannot be read (%v); `hangdog watch rm %s` removes it", e.id, e.file, e.cause, e.id)
 }
 
@@ -51,6 +56,9 @@ func (s *Store) damaged(de *damagedError) *Watcher {
 		spec = &Spec{ID: de.id, Target: "(unknown: its spec.json is damaged)", Created: at}
 	}
 	why := fmt.Sprintf("%s is damaged (%v)", de.file, de.cause)
+	if de.why != "" {
+		why = de.why
+	}
 	st := &State{Paused: true, Since: &at, Reason: why + "; `hangdog watch rm " + de.id + "` removes it"}
 	return &Watcher{Spec: spec, State: st, Damaged: why}
 }

@@ -158,7 +158,7 @@ func TestFileRunnerUsesInotify(t *testing.T) {
 	if _, err := s.Resume(c.Spec.ID, "o"); err != nil {
 		t.Fatal(err)
 	}
-	go func() { done <- r.Run(ctx) }()
+	go func() { done <- r.run(ctx) }()
 	waitFor(t, "the runner to start again", 5*time.Second, func() bool { return strings.Count(log.String(), "watching") == 2 })
 	if _, err := s.Delete(c.Spec.ID, "o"); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func startInotifyRunner(t *testing.T, content string) *inotifyRunner {
 	setSpec(t, ir.s, ir.c.Spec.ID, func(sp *Spec) { sp.Interval = time.Hour })
 	ir.r = &Runner{Store: ir.s, ID: ir.c.Spec.ID, Log: ir.log}
 	ir.ctx, ir.cancel = context.WithCancel(context.Background())
-	go func() { ir.done <- ir.r.Run(ir.ctx) }()
+	go func() { ir.done <- ir.r.run(ir.ctx) }()
 	waitFor(t, "the runner to start", 5*time.Second, func() bool { return strings.Contains(ir.log.String(), "watching") })
 	return ir
 }
@@ -214,7 +214,7 @@ func TestFileRunnerPollsWithoutInotify(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
+	go func() { done <- r.run(ctx) }()
 	writeFile(t, path, "1")
 	waitFor(t, "a fire from polling", 5*time.Second, func() bool { return len(events(t, s, c.Spec.ID, bgtasks.EventWatchFired)) == 1 })
 	if st := state(t, s, c.Spec.ID); st.Checks < 2 {

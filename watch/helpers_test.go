@@ -47,14 +47,17 @@ func helperMain(job string) int {
 	arg := os.Getenv(helperArgEnv)
 	switch job {
 	case "run", "run-crash-after-reserve":
-		r := &Runner{Store: s, ID: arg, Log: os.Stdout, httpTimeout: 2 * time.Second}
+		// The home's runner, as `hangdog __watch` runs it: every active
+		// watcher of the home (the tests' homes hold the one, arg).
+		h := &HomeRunner{Store: s, Log: os.Stdout, httpTimeout: 2 * time.Second}
 		if u := os.Getenv(helperModelEnv); u != "" {
-			r.Judge, r.JudgeNote, _ = JudgeFor(settings.DecisionModel{Source: "custom", Backend: "openai", URL: u, Model: "m", TimeoutSec: 60}, os.Getenv)
+			judge, note, _ := JudgeFor(settings.DecisionModel{Source: "custom", Backend: "openai", URL: u, Model: "m", TimeoutSec: 60}, os.Getenv)
+			h.JudgeFor = func(*Spec) (Judge, string) { return judge, note }
 		}
 		if job == "run-crash-after-reserve" {
-			r.afterReserve = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+			h.afterReserve = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 		}
-		if err := r.Run(context.Background()); err != nil {
+		if err := h.Run(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hangdog/hangdog/jev"
@@ -117,4 +119,26 @@ func (sp *Spec) judgeFailures() int {
 		return sp.JudgeFailures
 	}
 	return DefaultLimits().JudgeFailures
+}
+
+// judgeEnvFile holds the environment variables a watcher's decision model
+// is resolved from, as its create (or last resume) had them (0600: an API
+// key may be among them).
+const judgeEnvFile = "judge.env.json"
+
+// SetJudgeEnv records the variables a watcher's decision model is
+// resolved from (watchctl: its creator's).
+func (s *Store) SetJudgeEnv(id string, env map[string]string) error {
+	if _, err := os.Stat(s.watcherDir(id)); err != nil {
+		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
+	}
+	return writeJSON(filepath.Join(s.watcherDir(id), judgeEnvFile), env)
+}
+
+// JudgeEnv is what SetJudgeEnv recorded; ok=false when nothing was.
+func (s *Store) JudgeEnv(id string) (env map[string]string, ok bool) {
+	if err := readJSON(filepath.Join(s.watcherDir(id), judgeEnvFile), &env); err != nil {
+		return nil, false
+	}
+	return env, true
 }

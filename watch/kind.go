@@ -20,20 +20,12 @@ import (
 // an ETag, the command's cursor) and must not block past ctx.
 //
 // A polled kind is just a Source. A kind that is told about changes
-// instead — inotify for files now; a webhook or an approval receiver later
-// (issue 16), whose deliveries are queued on disk by the receiver — also
-// implements Notifier: the runner then observes when told, not on a timer,
-// and Observe drains what was pushed (each delivery an Item with its
-// delivery id as key, so the new-items check fires once per delivery).
+// instead — a file, a trigger link's inbox, an approval's — has a
+// directory whose inotify events say so (notifyDir): the home's runner
+// then observes when told, not on a timer, and Observe drains what was
+// pushed.
 type Source interface {
 	Observe(ctx context.Context, last *State) (*Observation, error)
-}
-
-// Notifier is a Source that can say when it is worth observing. Changes
-// returns a channel that receives when the source may have changed, and
-// stays open until ctx is done; an error means "poll me on the interval".
-type Notifier interface {
-	Changes(ctx context.Context) (<-chan struct{}, error)
 }
 
 // Observation is one look at a source, normalised.

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // approvalSource is an approval watcher's inbox: empty until a person
@@ -25,16 +23,6 @@ func (a *approvalSource) Observe(context.Context, *State) (*Observation, error) 
 		return nil, fmt.Errorf("read the decision: %w", err)
 	}
 	return &Observation{Text: string(b), Payload: string(b), Fire: true, Terminal: true}, nil
-}
-
-func (a *approvalSource) Changes(ctx context.Context) (<-chan struct{}, error) {
-	ch, err := watchDir(ctx, a.inbox, func(ev fsnotify.Event) bool {
-		return filepath.Base(ev.Name) == decisionFile && ev.Op != fsnotify.Chmod
-	})
-	if err != nil {
-		return nil, fmt.Errorf("inotify for %s: %w", a.inbox, err)
-	}
-	return ch, nil
 }
 
 // FromApprovalLink is an approval event's From: the decision was made on

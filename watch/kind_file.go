@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // fileSource watches one file's content (hash of its normalised text).
@@ -47,20 +44,4 @@ func (f *fileSource) warning() string {
 		return ""
 	}
 	return why + ", so another user can replace or create " + f.path + " and the watcher will read what they put there (their symlinks are not followed)"
-}
-
-// Changes watches the directory and passes on events naming the file,
-// until ctx is done.
-func (f *fileSource) Changes(ctx context.Context) (<-chan struct{}, error) {
-	abs, err := filepath.Abs(f.path)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := watchDir(ctx, filepath.Dir(abs), func(ev fsnotify.Event) bool {
-		return filepath.Clean(ev.Name) == abs && ev.Op != fsnotify.Chmod
-	})
-	if err != nil {
-		return nil, fmt.Errorf("inotify for %s: %w", f.path, err)
-	}
-	return ch, nil
 }

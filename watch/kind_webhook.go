@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
+	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // webhookSource is a trigger link's inbox. Nothing is polled: the receiver
-// stores each accepted delivery there and inotify says so (Changes).
+// stores each accepted delivery there and inotify says so (notifyDir).
 type webhookSource struct{ dir string }
 
 // Observe drains the inbox, oldest first: each delivery is one item keyed
@@ -24,18 +23,6 @@ func (w *webhookSource) Observe(context.Context, *State) (*Observation, error) {
 		return nil, err
 	}
 	return &Observation{deliveries: ds}, nil
-}
-
-// Changes fires when a delivery lands (a rename into the inbox; the temp
-// file before it is a dot file).
-func (w *webhookSource) Changes(ctx context.Context) (<-chan struct{}, error) {
-	ch, err := watchDir(ctx, w.dir, func(ev fsnotify.Event) bool {
-		return !strings.HasPrefix(filepath.Base(ev.Name), ".") && ev.Has(fsnotify.Create)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("inotify for the inbox: %w", err)
-	}
-	return ch, nil
 }
 
 // tickWebhook is Tick for a trigger link. Every delivery the receiver
@@ -64,6 +51,7 @@ func (r *Runner) tickWebhook(ctx context.Context) (stop bool, err error) {
 		}
 		var ds []inboxDelivery
 		hits := 0
+		r.more = oerr == nil && len(obs.deliveries) == maxDrain
 		if oerr == nil {
 			ds = obs.deliveries
 			if len(ds) < maxDrain { // the limits apply once the inbox is drained
@@ -115,4 +103,46 @@ func (r *Runner) settleInbox(ds []inboxDelivery) error {
 		return nil
 	}
 	return err
+}
+
+// tellAccepted, at a trigger link's removal and under its lock, tells
+// every delivery still in its inbox (the deliveries its runner has not
+// handled yet) and the events still queued, as the runner would have:
+// each delivery that fits the check is one event, with the dedupe key the
+// runner gives it, so a delivery the runner told already (its key in the
+// log) is not told again. The link's limits do not apply: it is going.
+func (s *Store) tellAccepted(sp *Spec, st *State, now time.Time) error {
+	ds, err := readInbox(s.Inbox(sp.ID), 0)
+	if err != nil {
+		return err
+	}
+	step := begin(sp, *st, now)
+	for _, d := range ds {
+		if slices.Contains(step.st.Keys, d.Key) {
+			continue
+		}
+		step.applyDelivery(d)
+		step.st.Keys = append(step.st.Keys, d.Key)
+	}
+	next, _ := step.end(false)
+	if len(next.Pending) == 0 {
+		return nil
+	}
+	inLog := map[string]bool{}
+	err = s.reg.ScanEvents(0, func(e bgtasks.Event) error {
+		if e.WatcherID == sp.ID {
+			inLog[e.DedupeKey] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	send, _ := ToDeliver(next.Pending, inLog)
+	for _, ev := range send {
+		if _, err := s.reg.AppendEvent(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }

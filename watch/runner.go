@@ -7,20 +7,17 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/jev"
 )
 
-// Runner is the loop one watcher's background task runs (`hangdog __watch
-// ID`): it waits for the interval or for the source to say it changed,
-// checks, and fires. Everything it knows is in the store, so it can be
-// killed at any point and started again.
+// Runner checks one watcher, for the home's runner (HomeRunner), which
+// decides when: on its interval or when its source says it changed.
+// Everything it knows is in the store, so it can be killed at any point
+// and started again.
 type Runner struct {
 	Store *Store
 	ID    string
@@ -48,6 +45,11 @@ type Runner struct {
 	httpTimeout time.Duration
 	// noNotify, for tests: behave as without inotify (poll).
 	noNotify bool
+	// more: the last check of a trigger link left deliveries in its inbox
+	// (it takes maxDrain at a time): the next is due at once.
+	more bool
+	// taskID: the runner's task, recorded in the state when it starts.
+	taskID string
 }
 
 func (r *Runner) now() time.Time {
@@ -80,125 +82,6 @@ func (r *Runner) source(spec *Spec) (Source, error) {
 	return src, err
 }
 
-// Run checks until the watcher is paused, deleted or expired, or ctx ends.
-func (r *Runner) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // ends the inotify goroutines
-	var spec *Spec
-	if err := r.Store.read(r.ID, func(sp *Spec, _ *State) error { spec = sp; return nil }); err != nil {
-		return err
-	}
-	src, err := r.source(spec)
-	if err != nil {
-		return err
-	}
-	var changes <-chan struct{}
-	if n, ok := src.(Notifier); ok && !r.noNotify {
-		if changes, err = n.Changes(ctx); err != nil {
-			r.logf("no change notifications (%v): polling every %v", err, spec.Interval)
-		}
-	}
-	control := r.controlChanges(ctx)
-	if control == nil {
-		// No inotify to spare: look for a pause or a delete every few
-		// seconds instead.
-		tick := time.NewTicker(3 * time.Second)
-		defer tick.Stop()
-		relay := make(chan struct{}, 1)
-		go func() { // ends with ctx
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					select {
-					case relay <- struct{}{}:
-					default:
-					}
-				}
-			}
-		}()
-		control = relay
-	}
-	// With change notifications, the timer is only a safety net.
-	every := spec.Interval
-	if changes != nil {
-		every = max(10*spec.Interval, 5*time.Minute)
-	}
-	if err := r.deliverPending(); err != nil {
-		return err
-	}
-	if stop, err := r.stopped(); stop || err != nil {
-		return err // paused before this task got going
-	}
-	r.logf("watching %s", spec.Label())
-	if spec.Condition != "" && r.JudgeNote != "" {
-		r.logf("%s", r.JudgeNote)
-	}
-	due := nextCheck(r.now(), spec.Interval, spec.network())
-	var lastCheck time.Time
-	for {
-		wait := time.Until(due)
-		if spec.ExpiresAt != nil {
-			wait = min(wait, time.Until(*spec.ExpiresAt)+10*time.Millisecond)
-		}
-		timer := time.NewTimer(max(wait, 0))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-control:
-			timer.Stop()
-			if stop, err := r.stopped(); stop || err != nil {
-				return err
-			}
-			continue
-		case <-changes:
-			timer.Stop()
-			// A burst of writes is one check; checks stay an interval apart.
-			if gap := spec.Interval - time.Since(lastCheck); gap > 0 {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(gap):
-				}
-			}
-		case <-timer.C:
-		}
-		lastCheck = time.Now()
-		stop, err := r.Tick(ctx)
-		if err != nil {
-			r.logf("error: %v", err)
-		}
-		if stop {
-			return nil
-		}
-		next := every
-		if r.awaiting {
-			next = spec.Interval
-		}
-		due = nextCheck(r.now(), next, spec.network())
-	}
-}
-
-// controlChanges wakes the loop when someone else changes the watcher's
-// files (pause, resume, delete), so a paused watcher's task ends at once
-// rather than at its next check. Its goroutine ends with ctx.
-func (r *Runner) controlChanges(ctx context.Context) <-chan struct{} {
-	dir := r.Store.watcherDir(r.ID)
-	ch, err := watchDir(ctx, dir, func(ev fsnotify.Event) bool {
-		// state.json replaced (pause, resume), or the directory itself
-		// moved or removed (delete renames it first, and fsnotify drops a
-		// watch whose directory moved).
-		self := filepath.Clean(ev.Name) == filepath.Clean(dir)
-		return filepath.Base(ev.Name) == "state.json" || self || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
-	})
-	if err != nil {
-		return nil
-	}
-	return ch
-}
-
 func (r *Runner) stopped() (bool, error) {
 	var paused bool
 	err := r.Store.read(r.ID, func(_ *Spec, st *State) error { paused = st.Paused; return nil })
@@ -223,7 +106,7 @@ func (r *Runner) stopped() (bool, error) {
 // the question to the model). stop says the watcher is paused or gone and
 // the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
-	r.awaiting = false
+	r.awaiting, r.more = false, false
 	var kind string
 	err = r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil })
 	switch {

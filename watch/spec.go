@@ -7,14 +7,16 @@
 // budgets, wakes per hour, per-owner caps; a trigger link's max_hits and
 // rate), each watcher's durable state under <home>/watchers/<id>/, the
 // watcher's policy as pure steps (step.go: Step, StepLimits, StepVerdict,
-// StepDelivered) and the loop a watcher's background task runs (Runner),
-// which does the steps' I/O. Fires and pauses become
+// StepDelivered), a watcher's checks (Runner), which do the steps' I/O, and
+// the home's runner that schedules every active watcher in one process
+// (HomeRunner, home.go: a timer heap, one inotify instance, checks with
+// deadlines and bounded concurrency). Fires and pauses become
 // events in the registry's event log, so they reach consumers exactly as
 // task events do. A watcher's natural-language condition is asked of the
 // remote decision model (judge.go: Judge, JudgeFor) only after its check
 // fired, the match kept in the state until the model settles it. The HTTP
-// side of links is package receiver's; their lifecycle, the runner's
-// task and the link base are the watcher service's (watchctl), which
+// side of links is package receiver's; their lifecycle, the start of the
+// runner's task and the link base are the watcher service's (watchctl), which
 // every front end goes through.
 //
 // It is linked only by the full CLI (watch commands, the hidden __watch

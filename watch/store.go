@@ -58,6 +58,10 @@ type State struct {
 	MisfitTold bool `json:"misfit_told,omitempty"`
 
 	TaskID string `json:"task_id,omitempty"` // the background task running it
+
+	// Damaged: the runner cannot run this watcher (a check of it
+	// panicked), and says why; it is listed as damaged (ErrDamaged).
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Watcher is a watcher as listings show it.
@@ -155,6 +159,9 @@ func (s *Store) load(id string) (*Spec, *State, error) {
 		}
 		return nil, nil, err
 	}
+	if st.Damaged != "" {
+		return nil, nil, &damagedError{id: id, spec: &spec, why: st.Damaged}
+	}
 	return &spec, &st, nil
 }
 
@@ -214,16 +221,6 @@ func (s *Store) Get(id, owner string) (*Watcher, error) {
 // Lookup returns the watcher whoever owns it, for a caller the owner check
 // does not apply to (a person at a terminal: watchctl.Caller).
 func (s *Store) Lookup(id string) (*Watcher, error) { return s.loadWatcher(id) }
-
-// TaskLabel is how the watcher's task is listed (`bg ls`, the shell's /bg):
-// "watch w3: file /tmp/x (changed)", not the runner's command line.
-func (s *Store) TaskLabel(id string) string {
-	spec, _, err := s.load(id)
-	if err != nil {
-		return "watch " + id
-	}
-	return "watch " + id + ": " + spec.Label()
-}
 
 // List returns the watchers the scope sees, oldest first; a damaged one
 // is listed as such.
@@ -319,21 +316,27 @@ func (s *Store) addWith(spec *Spec, st *State, files func(id string) error) (str
 	if err != nil {
 		return "", err
 	}
+	s.touchChanged() // a running runner adopts it
 	return id, nil
 }
 
-// Pause stops the watcher with a reason (its runner sees the state change
-// and exits); only the owner may. A damaged watcher is stopped already.
+// Pause stops the watcher with a reason (the runner, told by the changed
+// file, stops checking it); only the owner may. A damaged watcher is stopped already.
 func (s *Store) Pause(id, owner, reason string) error {
+	paused := false
 	err := s.owned(id, owner, func(_ *Spec, st *State) error {
 		if st.Paused {
 			return errSkipWrite
 		}
 		pause(st, orElse(reason, "paused by its owner"), time.Now())
+		paused = true
 		return nil
 	})
 	if errors.Is(err, ErrDamaged) {
 		return nil
+	}
+	if paused && err == nil {
+		s.touchChanged() // the runner stops checking it at once
 	}
 	return err
 }
@@ -363,6 +366,9 @@ func (s *Store) Resume(id, owner string) (*Watcher, error) {
 			return nil
 		})
 	})
+	if err == nil {
+		s.touchChanged() // a running runner adopts it again
+	}
 	return w, err
 }
 
@@ -382,6 +388,15 @@ func (s *Store) Delete(id, owner string) (*Watcher, error) {
 	}
 	err := s.owned(id, owner, func(spec *Spec, st *State) error {
 		w = &Watcher{Spec: spec, State: st}
+		if spec.Kind == KindWebhook {
+			// Every delivery the link accepted was answered 202: it is
+			// told before the inbox goes. The receiver stores under this
+			// lock, so a delivery arriving now finds the watcher gone
+			// and is refused (404) before any 202.
+			if err := s.tellAccepted(spec, st, time.Now()); err != nil {
+				return fmt.Errorf("delete watcher %s: tell the deliveries it accepted first: %w; nothing was deleted", id, err)
+			}
+		}
 		return remove()
 	})
 	var de *damagedError

@@ -226,7 +226,10 @@ type inboxDelivery struct {
 // the hit's number), at most maxDrain. Temp files (dot files) are not
 // deliveries yet. A file that does not parse is returned with an empty
 // item, so it is reported once and removed rather than retried forever.
-func listInbox(dir string) ([]inboxDelivery, error) {
+func listInbox(dir string) ([]inboxDelivery, error) { return readInbox(dir, maxDrain) }
+
+// readInbox is listInbox with a limit of its own; 0: every delivery.
+func readInbox(dir string, limit int) ([]inboxDelivery, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read the inbox: %w", err)
@@ -238,8 +241,8 @@ func listInbox(dir string) ([]inboxDelivery, error) {
 		}
 	}
 	sort.Strings(names)
-	if len(names) > maxDrain {
-		names = names[:maxDrain]
+	if limit > 0 && len(names) > limit {
+		names = names[:limit]
 	}
 	out := make([]inboxDelivery, 0, len(names))
 	for _, n := range names {

@@ -3,7 +3,8 @@
 // tools, the shell's /watch) does to watchers goes through it, as what they
 // do to tasks goes through taskctl. It owns a watcher's lifecycle — create,
 // pause, resume, delete, the end of its session (EndSession) — the start
-// of the background task that runs it (hangdog __watch ID), the receiver's
+// of the home's runner, the one background task that runs every active
+// watcher (hangdog __watch, ensureRunner), the receiver's
 // start and the base URL of every link (base.go), one description of a
 // link for both kinds (LinkInfo), and who may act on a watcher (Caller).
 //
@@ -136,8 +137,9 @@ func (s *Service) ownerFor(c Caller, id string) (string, error) {
 // Created is a created watcher as front ends report it.
 type Created struct {
 	*watch.Created
-	// TaskID is the runner's task; TaskErr says why it did not start (the
-	// watcher is kept: Resume starts it).
+	// TaskID is the home runner's task, which runs it with every other
+	// active watcher; TaskErr says why it did not start (the watcher is
+	// kept: Resume starts it).
 	TaskID  string
 	TaskErr error
 	// Link describes a link watcher's link (kind webhook).
@@ -149,7 +151,7 @@ type Created struct {
 }
 
 // Create validates the request, takes the baseline, stores the watcher and
-// starts its task. A trigger link's base is checked before anything is
+// makes sure the home's runner runs it. A trigger link's base is checked before anything is
 // created and made (the receiver started) before its task starts; a link
 // that cannot be made removes the watcher again: nothing was created.
 func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Created, error) {
@@ -168,7 +170,7 @@ func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Crea
 	}
 	out := &Created{Created: wc}
 	if wc.Spec.Condition != "" {
-		if _, note, asks := watch.JudgeFor(conf.Watchdog().DecisionModel, os.Getenv); !asks {
+		if note, asks := s.keepJudgeEnv(wc.Spec.ID, conf); !asks {
 			out.ConditionNote = note
 		}
 	}
@@ -179,7 +181,7 @@ func (s *Service) Create(ctx context.Context, c Caller, q *watch.Request) (*Crea
 		}
 		out.Link = link
 	}
-	out.TaskID, out.TaskErr = s.startRunner(wc.Spec.ID, c.Owner)
+	out.TaskID, out.TaskErr = s.startRunner(wc.Spec.ID)
 	return out, nil
 }
 
@@ -202,7 +204,7 @@ func (s *Service) CreateApproval(ctx context.Context, c Caller, q *watch.Approva
 		return nil, err
 	}
 	out := &Created{Created: &watch.Created{Watcher: w}, Link: link}
-	out.TaskID, out.TaskErr = s.startRunner(w.Spec.ID, c.Owner)
+	out.TaskID, out.TaskErr = s.startRunner(w.Spec.ID)
 	return out, nil
 }
 
@@ -220,9 +222,22 @@ func (s *Service) newLink(ctx context.Context, w *watch.Watcher, owner string) (
 }
 
 // List returns the watchers the caller's scope sees (all of them with
-// all), oldest first.
+// all), oldest first. A listed watcher that is active while the home's
+// runner is not (it was killed) has the runner started again.
 func (s *Service) List(c Caller, all bool) ([]*watch.Watcher, error) {
-	return s.store.List(c.Scope(all))
+	ws, err := s.store.List(c.Scope(all))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range ws {
+		if w.Damaged == "" && !w.State.Paused {
+			if !s.Running(w) {
+				_, _ = s.ensureRunner() // its error is the state's: stopped
+			}
+			break
+		}
+	}
+	return ws, nil
 }
 
 // Get returns a watcher the caller may see; any other is watch.ErrNotFound.
@@ -254,8 +269,9 @@ func (s *Service) Pause(c Caller, id, reason string) (*watch.Watcher, error) {
 	return w, s.unregister(context.Background(), w, false)
 }
 
-// Resume clears a watcher's pause, starts its task if it is not running
-// and, for a link, makes sure the receiver runs (it may have left while
+// Resume clears a watcher's pause, starts the home's runner if it is not
+// running (a runner killed is started again so) and, for a link, makes
+// sure the receiver runs (it may have left while
 // the link was paused).
 func (s *Service) Resume(ctx context.Context, c Caller, id string) (*watch.Watcher, error) {
 	owner, err := s.ownerFor(c, id)
@@ -269,10 +285,12 @@ func (s *Service) Resume(ctx context.Context, c Caller, id string) (*watch.Watch
 	if err != nil {
 		return nil, err
 	}
-	if !s.Running(w) {
-		if _, err := s.startRunner(id, owner); err != nil {
-			return nil, fmt.Errorf("watcher %s resumed but its task did not start: %w", id, err)
-		}
+	if w.Spec.Condition != "" {
+		conf, _ := s.settings()
+		s.keepJudgeEnv(id, conf)
+	}
+	if _, err := s.startRunner(id); err != nil {
+		return nil, fmt.Errorf("watcher %s resumed but the watchers' runner did not start: %w", id, err)
 	}
 	if w.Spec.Link != nil {
 		if _, err := s.linkOf(ctx, w, owner); err != nil {
@@ -318,13 +336,17 @@ func (s *Service) Link(ctx context.Context, c Caller, id string) (*LinkInfo, err
 	return s.linkOf(ctx, w, owner)
 }
 
-// Running reports whether the watcher's task is alive.
-func (s *Service) Running(w *watch.Watcher) bool {
-	if w.State.TaskID == "" {
-		return false
-	}
+// Running reports whether the home's runner, which runs every active
+// watcher, is alive.
+func (s *Service) Running(*watch.Watcher) bool {
+	id := s.store.RunnerTask()
+	return id != "" && s.taskAlive(id)
+}
+
+// taskAlive reports whether task id has not ended.
+func (s *Service) taskAlive(id string) bool {
 	reg := s.store.Registry()
-	t, err := reg.Get(w.State.TaskID)
+	t, err := reg.Get(id)
 	if err != nil {
 		return false
 	}
@@ -335,9 +357,10 @@ func (s *Service) Running(w *watch.Watcher) bool {
 }
 
 // State is a watcher's state in a word: damaged (its files cannot be
-// read), paused, stopped (its task is not running), unserved (a link
-// whose receiver is not running or not this home's: ReceiverProblem says
-// which) or active.
+// read, or a check of it panicked), paused, stopped (the home's runner is
+// not running: the next create, resume or listing starts it), unserved (a
+// link whose receiver is not running or not this home's: ReceiverProblem
+// says which) or active.
 func (s *Service) State(w *watch.Watcher) string {
 	switch {
 	case w.Damaged != "":

@@ -8,11 +8,21 @@ import (
 	"github.com/hangdog/hangdog/taskctl"
 )
 
-// startRunner starts watcher id's runner (hangdog __watch ID) as a
-// background task of owner's, as `bg run` would start it, and records the
-// task in the watcher's state. The task is the owner's, so it is listed
-// with the session's tasks and ends with them (tasks.onSessionEnd).
-func (s *Service) startRunner(id, owner string) (string, error) {
+// RunnerLabel is how the home's runner task is listed (`bg ls`, the
+// shell's /bg); `hangdog watch ls` lists the watchers it runs.
+const RunnerLabel = "watch runner: every active watcher of this home (hangdog watch ls)"
+
+// ensureRunner makes sure the home's runner (hangdog __watch) runs and
+// returns its task id: the one recorded, if its task is alive, or a new
+// background task. The check and the start are one step under the
+// runner's start lock, which a runner leaving (no watcher active) takes
+// too, so a watcher made meanwhile is never left without a runner.
+//
+// The runner's task belongs to the home, not to a session or a project
+// (taskctl.Request.HomeWide): every session's `bg ls` lists it, and no
+// session's end kills it; a session's watchers end with it through
+// EndSession, which pauses them.
+func (s *Service) ensureRunner() (string, error) {
 	exe := s.exe
 	if exe == "" {
 		var err error
@@ -20,14 +30,32 @@ func (s *Service) startRunner(id, owner string) (string, error) {
 			return "", fmt.Errorf("find hangdog's own path: %w", err)
 		}
 	}
-	// hangdog-full's libraries query a terminal for its colours at
-	// start-up and wait seconds for an answer a task's PTY never gives,
-	// so it runs with TERM=dumb. It runs in the caller's directory, whose
-	// project and settings are the watcher's. The runner announces why it
-	// stops (a pause, an expiry, a decision): its task's clean exit would
-	// be a second, empty piece of news.
-	taskID, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
-		Argv: []string{"env", "TERM=dumb", exe, hiddenarg.Watch, id}, Owner: owner}, s.store.TaskLabel(id), true)
+	var taskID string
+	err := s.store.WithRunnerStart(func() error {
+		if id := s.store.RunnerTask(); id != "" && s.taskAlive(id) {
+			taskID = id
+			return nil
+		}
+		// hangdog-full's libraries query a terminal for its colours at
+		// start-up and wait seconds for an answer a task's PTY never
+		// gives, so it runs with TERM=dumb. The runner announces why a
+		// watcher stops (a pause, an expiry, a decision): its task's clean
+		// exit would be a second, empty piece of news.
+		id, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
+			Argv: []string{"env", "TERM=dumb", exe, hiddenarg.Watch}, HomeWide: true}, RunnerLabel, true)
+		if err != nil {
+			return fmt.Errorf("start the watchers' runner: %w", err)
+		}
+		taskID = id
+		return s.store.SetRunnerTask(id)
+	})
+	return taskID, err
+}
+
+// startRunner makes sure the runner runs and records its task in watcher
+// id's state.
+func (s *Service) startRunner(id string) (string, error) {
+	taskID, err := s.ensureRunner()
 	if err != nil {
 		return "", err
 	}

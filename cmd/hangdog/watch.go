@@ -291,7 +291,8 @@ func newWatchLsCmd() *cobra.Command {
 		Aliases: []string{"list"},
 		Short:   "List your watchers: state, fires used, last check, why paused",
 		Long: `List the watchers of your session ($HANGDOG_SESSION; without one, of this
-project): ID, STATE (active; paused; stopped when its task is not running;
+project): ID, STATE (active; paused; stopped when the watchers' runner is not
+running, which the listing then starts;
 unserved, a link whose receiver is not running or not this home's; damaged,
 files that cannot be read), FIRES used of the budget, CHECKS, the LAST check, WHAT it watches and, for a
 paused one, why. --json prints every recorded field.`,
@@ -346,7 +347,7 @@ func watchRow(svc *watchctl.Service, w *watch.Watcher) string {
 	case w.State.Paused:
 		what += " — paused: " + plain(w.State.Reason)
 	case state == "stopped":
-		what += " — its task is not running; `hangdog watch resume " + w.Spec.ID + "` restarts it"
+		what += " — the watchers' runner is not running; this listing starts it again (or `hangdog watch resume " + w.Spec.ID + "`)"
 	case state == "unserved":
 		why := "hangdog's receiver is not running"
 		if err := svc.ReceiverProblem(w); err != nil {
@@ -434,7 +435,7 @@ func newWatchShowCmd() *cobra.Command {
 				fmt.Fprintf(out, "error:     %s\n", plain(w.State.LastError))
 			}
 			if w.State.TaskID != "" {
-				fmt.Fprintf(out, "task:      %s (`hangdog bg logs %s` shows its checks)\n", w.State.TaskID, w.State.TaskID)
+				fmt.Fprintf(out, "task:      %s, the watchers' runner (`hangdog bg logs %s` shows the checks; this watcher's lines name %s)\n", w.State.TaskID, w.State.TaskID, w.Spec.ID)
 			}
 			return nil
 		},
@@ -528,10 +529,10 @@ func watchReport(cmd *cobra.Command, w *watch.Watcher, asJSON bool, did string) 
 
 func newWatchRunnerCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    hiddenarg.Watch + " ID",
-		Short:  "Run one watcher (what a watcher's background task runs)",
+		Use:    hiddenarg.Watch,
+		Short:  "Run the home's watchers (what the watchers' runner task runs)",
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := openWatchers()
 			if err != nil {
@@ -539,7 +540,7 @@ func newWatchRunnerCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return svc.Run(ctx, args[0], os.Stdout)
+			return svc.Run(ctx, os.Stdout)
 		},
 	}
 }

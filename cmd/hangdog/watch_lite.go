@@ -11,7 +11,7 @@ func init() {
 	handOver("watch", "Watchers: be told once when a file, URL, feed, process or command changes", false)
 	handOver("approve", "Approval links: a person decides on a small page, and the session is told once", false)
 	handOver("wake", "Hand new events to a command that wakes an idle agent, one batch at a time", false)
-	handOver(hiddenarg.Watch, "Run one watcher", true)
+	handOver(hiddenarg.Watch, "Run the home's watchers", true)
 	handOver("fleet", fleetShort, false)
 	handOver("serve", "Run the one local receiver of trigger and approval links (started on demand)", false)
 }

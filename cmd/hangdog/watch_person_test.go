@@ -77,8 +77,8 @@ func TestWatchPersonAtTerminalManagesAnyWatcher(t *testing.T) {
 
 // `bg end-session` (a harness's SessionEnd hook) ends the session's
 // watchers as tasks.onSessionEnd says: kill pauses them, saying why, and
-// their runners' tasks end; keep leaves them running. Another session's
-// are untouched.
+// the home's runner stops checking them (it runs on for the others); keep
+// leaves them running. Another session's are untouched.
 func TestEndSessionEndsItsWatchers(t *testing.T) {
 	e := newEnv(t)
 	path := filepath.Join(t.TempDir(), "notes.txt")
@@ -102,8 +102,17 @@ func TestEndSessionEndsItsWatchers(t *testing.T) {
 		out := show("s1", "w1")
 		return strings.Contains(out, "state:     paused (its session s1 ended (tasks.onSessionEnd: kill))")
 	})
-	eventually(t, "s1's runner task to end", 20*time.Second, func() bool {
-		return !strings.Contains(e.runEnv([]string{"HANGDOG_SESSION=s1"}, "bg", "ls").stdout, "running")
+	runner := ""
+	for _, l := range strings.Split(e.run("bg", "ls").stdout, "\n") {
+		if strings.Contains(l, "watch runner") && strings.Contains(l, "running") {
+			runner = strings.Fields(l)[0]
+		}
+	}
+	if runner == "" {
+		t.Fatalf("no runner running for s2's and s3's watchers:\n%s", e.run("bg", "ls").stdout)
+	}
+	eventually(t, "the runner to stop checking s1's watcher", 20*time.Second, func() bool {
+		return strings.Contains(e.run("bg", "logs", runner).stdout, "w1 paused; stopping")
 	})
 	if r := e.runEnv([]string{"HANGDOG_TASKS_ONSESSIONEND=keep"}, "bg", "end-session", "--session", "s2"); r.code != 0 || strings.Contains(r.stdout, "paused") {
 		t.Fatalf("end-session s2 under keep: %+v", r)

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/bgtasks"
 )
 
 // A watcher through the lite CLI as users drive it: create prints the
@@ -34,10 +37,11 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	if created.ID != "w1" || created.Baseline != "currently running" || created.TaskID == "" {
 		t.Fatalf("create said %+v", created)
 	}
-	// The task is listed at once; it reads "starting" until its supervisor
-	// has started the runner, which a loaded machine may take a moment to do.
-	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "watch w1: file /") || strings.Contains(ls.stdout, "__watch") {
-		t.Fatalf("bg ls does not list the watcher's task:\n%s", ls.stdout)
+	// The home's runner is listed at once, to the session too (it is the
+	// home's); it reads "starting" until its supervisor has started it,
+	// which a loaded machine may take a moment to do.
+	if ls := e.run("bg", "ls"); !strings.Contains(ls.stdout, "watch runner") || strings.Contains(ls.stdout, "__watch") {
+		t.Fatalf("bg ls does not list the watchers' runner:\n%s", ls.stdout)
 	}
 	eventually(t, "the watcher's task to be running", 10*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "running")
@@ -60,7 +64,8 @@ func TestWatchCLIFileWatcherLifecycle(t *testing.T) {
 	if other.code != 0 || other2.code == 0 || !strings.Contains(other2.stderr, "no such watcher") {
 		t.Fatalf("pause by owner: %+v; by another session: %+v (want not found)", other, other2)
 	}
-	eventually(t, "the task to end after pause", 10*time.Second, func() bool {
+	// Its only watcher paused, the runner leaves.
+	eventually(t, "the runner to end after pause", 10*time.Second, func() bool {
 		return strings.Contains(e.run("bg", "ls").stdout, "exited")
 	})
 	// The owner paused it, and knows; its task's clean exit is no news.
@@ -99,8 +104,8 @@ func (e *env) runEnv(extra []string, args ...string) result {
 }
 
 // 20 concurrent `watch create`, then `pause`, then `resume` processes,
-// five sessions of four: nothing is lost, every watcher ends up active
-// with its own task.
+// five sessions of four: nothing is lost, every watcher ends up active,
+// run by the one runner of the home.
 func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
 	e := newEnv(t)
 	dir := t.TempDir()
@@ -156,10 +161,22 @@ func TestWatchCLIConcurrentCreatePauseResume(t *testing.T) {
 	}
 	tasks := map[string]bool{}
 	for _, w := range all {
-		if w.State.Paused || w.State.TaskID == "" || tasks[w.State.TaskID] {
-			t.Errorf("%s: paused=%v task=%q; want active with a task of its own", w.Spec.ID, w.State.Paused, w.State.TaskID)
+		if w.State.Paused || w.State.TaskID == "" {
+			t.Errorf("%s: paused=%v task=%q; want active with the runner's task", w.Spec.ID, w.State.Paused, w.State.TaskID)
 		}
 		tasks[w.State.TaskID] = true
+	}
+	if len(tasks) != 1 {
+		t.Errorf("the watchers name %d runner tasks, want the one: %v", len(tasks), tasks)
+	}
+	running := 0
+	for _, l := range strings.Split(e.run("bg", "ls").stdout, "\n") {
+		if strings.Contains(l, "watch runner") && strings.Contains(l, "running") {
+			running++
+		}
+	}
+	if running != 1 {
+		t.Errorf("bg ls lists %d runners running, want 1:\n%s", running, e.run("bg", "ls").stdout)
 	}
 	for i := range n {
 		e.runEnv([]string{fmt.Sprintf("HANGDOG_SESSION=s%d", i%5)}, "watch", "rm", ids[i])
@@ -193,5 +210,71 @@ func TestWakeCLIRunsAsABackgroundTask(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if n := strings.Count(string(b), `"task_id":"`+job+`"`); n != 1 {
 		t.Errorf("the job's end handed over %d times", n)
+	}
+}
+
+// The home's runner killed -9 (a crash, the OOM killer): its watchers
+// show as stopped, the next `watch ls` starts it again, and what changed
+// while it was down fires, once per watcher.
+func TestWatchCLIRunnerKilledIsStartedAgainAndLosesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_SESSION=s1")
+	dir := t.TempDir()
+	var ids []string
+	task := ""
+	for _, name := range []string{"a.txt", "b.txt"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("v0"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := e.run("watch", "create", "--kind", "file", path, "--interval", "1s", "--json")
+		var c struct {
+			ID     string
+			TaskID string `json:"task_id"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &c); r.code != 0 || err != nil {
+			t.Fatalf("create: %d %v %s %s", r.code, err, r.stdout, r.stderr)
+		}
+		if task != "" && c.TaskID != task {
+			t.Fatalf("the second watcher's runner is %s, the first's %s: want the one", c.TaskID, task)
+		}
+		ids, task = append(ids, c.ID), c.TaskID
+	}
+	eventually(t, "the runner to watch both", 20*time.Second, func() bool {
+		return strings.Count(e.run("bg", "logs", task).stdout, " watching file ") == 2
+	})
+	tk, err := bgtasks.Opened(e.home).Get(task)
+	if err != nil || tk.PID == 0 {
+		t.Fatalf("the runner's task: %v %+v", err, tk)
+	}
+	if err := syscall.Kill(tk.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the watchers to show as stopped", 20*time.Second, func() bool {
+		return strings.Contains(e.run("watch", "show", ids[0]).stdout, "state:     stopped")
+	})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("v1"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.run("watch", "ls"); r.code != 0 {
+		t.Fatalf("watch ls: %+v", r)
+	}
+	eventually(t, "a fire per watcher from the runner started again", 20*time.Second, func() bool {
+		return strings.Count(e.run("events", "--json").stdout, `"watch_fired"`) >= 2
+	})
+	time.Sleep(1500 * time.Millisecond) // a check more: nothing extra may come
+	evs := e.run("events", "--json").stdout
+	for _, id := range ids {
+		if n := strings.Count(evs, `"dedupe_key":"`+id+`:fire:1"`); n != 1 {
+			t.Errorf("%s fired %d times, want once:\n%s", id, n, evs)
+		}
+	}
+	if show := e.run("watch", "show", ids[0]).stdout; !strings.Contains(show, "state:     active") || strings.Contains(show, "task:      "+task+",") {
+		t.Errorf("after the restart, want active under a new runner task:\n%s", show)
+	}
+	for _, id := range ids {
+		e.run("watch", "rm", id)
 	}
 }

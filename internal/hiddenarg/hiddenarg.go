@@ -17,7 +17,7 @@ const Supervise = "__supervise"
 // own.
 const Ask = "__ask"
 
-// Watch makes hangdog-full run one watcher (`hangdog __watch ID`): what a
-// watcher's background task runs. Only the watcher service (watchctl)
+// Watch makes hangdog-full run the home's watchers (`hangdog __watch`): what
+// the watchers' runner task runs. Only the watcher service (watchctl)
 // starts it; the CLI registers it.
 const Watch = "__watch"

@@ -229,8 +229,8 @@ func imports(f *ast.File) map[string]string {
 	return m
 }
 
-// TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase: a watcher's
-// task (hangdog __watch ID) is started by watchctl alone; the CLI only
+// TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase: the
+// watchers' runner task (hangdog __watch) is started by watchctl alone; the CLI only
 // registers the runner's command (its Use) and the lite hangdog hands it
 // over. The receiver is started, and $HANGDOG_RECEIVER_URL read, by
 // watchctl alone: every link gets its base there.

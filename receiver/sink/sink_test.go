@@ -120,7 +120,7 @@ func runSandbox(t *testing.T, store *watch.Store, f *sink.Fleet, w *watch.Watche
 	log := &lockedBuf{}
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = f.Consume(ctx, store, w, token, log) }()
-	go func() { defer wg.Done(); _ = (&watch.Runner{Store: store, ID: w.Spec.ID, Log: log}).Run(ctx) }()
+	go func() { defer wg.Done(); _ = (&watch.HomeRunner{Store: store, Log: log}).Run(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
