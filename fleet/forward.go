@@ -12,6 +12,7 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/fleet/autostart"
+	"github.com/hangdog/hangdog/internal/ctxtime"
 )
 
 // Forwarder timing. Stated once; the forwarder's doc and docs/fleet.md
@@ -160,7 +161,7 @@ func (f *Forwarder) connect(ctx context.Context) error {
 			c.Close()
 		}
 		f.failed(err)
-		if !sleepCtx(ctx, wait) {
+		if !ctxtime.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 		wait = min(2*wait, maxBackoff)
@@ -194,7 +195,7 @@ func (f *Forwarder) publish(ctx context.Context, e bgtasks.Event) error {
 			_, _ = f.conn.EnsureStream(cctx)
 			cancel()
 		}
-		if !sleepCtx(ctx, wait) {
+		if !ctxtime.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 		wait = min(2*wait, maxBackoff)
@@ -213,16 +214,5 @@ func (f *Forwarder) working() {
 	if f.failing != "" {
 		f.failing = ""
 		f.logf("publishing again")
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/bgtasks"
+	"github.com/hangdog/hangdog/internal/ctxtime"
 	"github.com/hangdog/hangdog/internal/safefile"
 )
 
@@ -368,12 +369,12 @@ func (w *Worker) Loop(ctx context.Context) error {
 			if ok {
 				continue
 			}
-			if !sleep(ctx, retry) {
+			if !ctxtime.Sleep(ctx, retry) {
 				return nil
 			}
 			continue
 		}
-		if !sleep(ctx, w.Poll) {
+		if !ctxtime.Sleep(ctx, w.Poll) {
 			return nil
 		}
 	}
@@ -526,7 +527,7 @@ func (w *Worker) recover(ctx context.Context) error {
 	if rec.alive() {
 		w.logf("the run on events %s outlived the last worker; waiting for it to end", ids(rec.IDs))
 		for rec.alive() {
-			if !sleep(ctx, w.Poll) {
+			if !ctxtime.Sleep(ctx, w.Poll) {
 				return nil
 			}
 		}
@@ -611,15 +612,4 @@ func ids(seqs []int64) string {
 		s[i] = strconv.FormatInt(n, 10)
 	}
 	return strings.Join(s, " ")
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -22,7 +22,7 @@ const module = "github.com/hangdog/hangdog"
 // supervisor, nor tui mcpserver). A package must be listed here: a new one
 // is placed on purpose.
 var layers = [][]string{
-	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "internal/taskstate", "settings/watchdogconf"},
+	{"internal/hiddenarg", "internal/agentprofile", "internal/procusage", "internal/unixsock", "internal/binstruct", "internal/termtext", "internal/termtext/screen", "internal/keys", "internal/rawterm", "internal/tailbuf", "internal/webhooksig", "internal/peerproc", "internal/inotify", "internal/syncbuf", "internal/safefile", "internal/ctxtime", "internal/taskstate", "settings/watchdogconf"},
 	{"bgtasks", "settings", "jev", "jev/askproc", "jev/remote", "jev/internal/shell"},
 	{"fleet", "fleet/autostart", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake", "wake/fleetsource", "mcpproxy"},

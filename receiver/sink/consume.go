@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/hangdog/hangdog/internal/ctxtime"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -52,7 +53,7 @@ func (f *Fleet) Consume(ctx context.Context, store *watch.Store, w *watch.Watche
 			break
 		}
 		fmt.Fprintf(log, "the fleet's consumer for this link could not be made (%v); trying again in %v\n", err, retryWait)
-		if !sleep(ctx, retryWait) {
+		if !ctxtime.Sleep(ctx, retryWait) {
 			return ctx.Err()
 		}
 	}
@@ -61,7 +62,7 @@ func (f *Fleet) Consume(ctx context.Context, store *watch.Store, w *watch.Watche
 		if err != nil {
 			if ctx.Err() == nil {
 				fmt.Fprintf(log, "fetch from the fleet: %v; trying again in %v\n", err, retryWait)
-				sleep(ctx, retryWait)
+				ctxtime.Sleep(ctx, retryWait)
 			}
 			continue
 		}
@@ -70,7 +71,7 @@ func (f *Fleet) Consume(ctx context.Context, store *watch.Store, w *watch.Watche
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
 			fmt.Fprintf(log, "fetch from the fleet: %v\n", err)
-			sleep(ctx, retryWait)
+			ctxtime.Sleep(ctx, retryWait)
 		}
 	}
 	return ctx.Err()
@@ -112,17 +113,5 @@ func (f *Fleet) store(ctx context.Context, store *watch.Store, id, token string,
 	default:
 		fmt.Fprintf(log, "could not store a %s from the fleet (%v); it is sent again in %v\n", msg.Kind, err, retryWait)
 		_ = m.NakWithDelay(retryWait)
-	}
-}
-
-// sleep waits d or until ctx ends; false if ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
