@@ -225,7 +225,7 @@ func (w *Watch) candidates(o Observation, ev evidence, svc bool, svcWhy string) 
 			})
 		}
 	}
-	if w.idleStreak >= max(n, 2) && w.status == jev.Stuck && w.statusStreak >= n {
+	if w.idleStreak >= max(n, 2) && w.status == jev.Stuck && w.statusStreak >= w.idleModelAgree() {
 		out = append(out, candidate{
 			trigger: TriggerIdle,
 			streak:  w.idleStreak,
