@@ -151,8 +151,14 @@ func (w *Watch) FastCheckWanted(s activity.Stats, now time.Time) bool {
 		}
 		return !now.Before(start.Add(w.cfg.InputWait()))
 	}
-	return now.Sub(iw.lastSample) >= fastSpacing(silence, w.cfg.InputWait())
+	return now.Sub(iw.lastSample) >= fastSpacing(silence, w.cfg.InputWait())-tickSlack
 }
+
+// tickSlack: the supervisor's ticks (a second apart) come a little early or
+// late with the scheduler, so a sample wanted a second after the last is taken
+// at the next tick, not skipped to the one after. Since the first sample is an
+// observation too, the second comes at the next tick, a second later.
+const tickSlack = 100 * time.Millisecond
 
 // fastSpacing is how long to leave between fast samples of a silent command
 // that is not reading the terminal: a second at first, then a quarter of the
