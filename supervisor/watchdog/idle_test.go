@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/settings/watchdogconf"
+	"github.com/hangdog/hangdog/supervisor/sampler"
 )
 
 // shortChecks is the corpora's short timings: a due check at 3 s, then every
@@ -12,6 +13,9 @@ import (
 func shortChecks(c *watchdogconf.Watchdog) { c.FirstCheckMin, c.IntervalMin = 0.05, 0.05 }
 
 const sec = time.Second
+
+// firstSample marks the sampler's first sample (sampler.Tree.First).
+func firstSample(t *sampler.Tree) { t.First = true }
 
 // Idle is counted from the last activity (idle.go): a line or start-up CPU
 // early in the first window does not push the act to the third due check.
@@ -96,7 +100,9 @@ func TestARedrawFromTheStartIsARestatementAtTheFirstCheck(t *testing.T) {
 			name: "a spinner over nothing is looping at the first check, acted on at the second",
 			cfg:  config(shortChecks), cmd: "./fetch-deps",
 			steps: []step{
-				{at: 1 * sec, fast: true, out: spin(900*time.Millisecond, "|"), tree: tree()},
+				// The supervisor's first sample: its I/O is the start-up's,
+				// prorated, not the window's.
+				{at: 1 * sec, fast: true, out: spin(900*time.Millisecond, "|"), tree: tree(firstSample, disk(2))},
 				{at: 3 * sec, out: spin(2900*time.Millisecond, "/"), tree: tree(), want: want{status: "looping"}},
 				{at: 6 * sec, out: spin(5900*time.Millisecond, "-"), tree: tree(), want: want{act: true, trigger: TriggerLooping, action: ActionBackground}},
 			},
