@@ -116,10 +116,13 @@ func (tw *timerWatch) judge(t sampler.Tree, now time.Time, horizon time.Duration
 			// so, not a deadline computed from when a sample happened to see
 			// it, which a loop as long as the sampling period straddles.
 			rearmed = true
-		case known && !now.Before(prev.deadline) && (tm.Timeout <= 2*prev.timeout || tm.Timeout <= now.Sub(prev.seen)+time.Second):
+		case known && !now.Before(prev.deadline) && (tm.Timeout <= prev.timeout+prev.timeout/10 || tm.Timeout <= now.Sub(prev.seen)+time.Second):
 			// The last wait has ended and another began, no longer than the
-			// last or than the time between two looks: a poll. (A wait that
-			// grows past both is a back-off, or the next step.)
+			// last (a tenth for the loop's own time) or than the time between
+			// two looks: a poll. A wait that grows past both is a back-off,
+			// or the next step toward a deadline: an event loop that woke for
+			// a nearer timer and now waits out a request's (5 s, then 7 s, to
+			// a 12 s timeout) approaches it.
 			rearmed = true
 		}
 		call := timerCall{key: k, syscall: tm.Syscall, timeout: tm.Timeout, deadline: end, seen: now, polling: rearmed}

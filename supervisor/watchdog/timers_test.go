@@ -62,6 +62,12 @@ func TestTimersApproachingPollingFar(t *testing.T) {
 			{2500 * time.Millisecond, []sampler.Timer{poll(700 * time.Millisecond)}, false},
 			{4 * time.Second, []sampler.Timer{poll(1000 * time.Millisecond)}, false},
 		}},
+		{"an event loop woken by a nearer timer, then waiting out a request's 12 s timeout", []step{
+			{1 * time.Second, []sampler.Timer{poll(5 * time.Second)}, true},
+			{3 * time.Second, []sampler.Timer{poll(5 * time.Second)}, true},
+			{6 * time.Second, []sampler.Timer{poll(7 * time.Second)}, true},
+			{9 * time.Second, []sampler.Timer{poll(7 * time.Second)}, true},
+		}},
 		{"a loop that backs off to a long wait: the long wait approaches", []step{
 			{1 * time.Second, []sampler.Timer{poll(500 * time.Millisecond)}, true},
 			{3 * time.Second, []sampler.Timer{poll(20 * time.Second)}, true},
