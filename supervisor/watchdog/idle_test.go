@@ -118,3 +118,26 @@ func TestARedrawFromTheStartIsARestatementAtTheFirstCheck(t *testing.T) {
 		},
 	})
 }
+
+// A loop's `sleep 1` is counted as started again from every sample, fast or
+// due: one first seen by a due check is not a bound of its own.
+func TestALoopsSleepSeenAtFastChecksIsNoBound(t *testing.T) {
+	try := func(pid int, argv ...string) func(*sampler.Tree) {
+		return func(t *sampler.Tree) {
+			t.Procs[1].Argv, t.Procs[1].Comm, t.Procs[1].PID, t.Procs[1].StartTicks = argv, argv[0], pid, uint64(pid)
+		}
+	}
+	sleep := func(pid int) sampler.Tree { return tree(try(pid, "sleep", "1")) }
+	runAll(t, []scenario{{
+		name: "until python3 connects; do sleep 1; done",
+		cfg:  config(shortChecks), cmd: `until python3 -c 'import socket; socket.create_connection(("127.0.0.1", 1))'; do sleep 1; done`,
+		steps: []step{
+			{at: 1 * sec, fast: true, tree: sleep(201)},
+			{at: 2 * sec, fast: true, tree: sleep(203)},
+			{at: 3 * sec, tree: tree(try(204, "python3", "-c", "import socket")), want: want{status: "looping"}},
+			{at: 4 * sec, fast: true, tree: sleep(207)},
+			{at: 5 * sec, fast: true, tree: sleep(209)},
+			{at: 6 * sec, tree: sleep(211), want: want{act: true, trigger: TriggerLooping, action: ActionBackground}},
+		},
+	}})
+}

@@ -180,6 +180,9 @@ func (w *Watch) Fast(o Observation) Decision {
 	w.checks++
 	d := Decision{Time: o.Now, Check: w.checks}
 	if o.TreeOK {
+		// Every sample counts the starts of a loop's body, so a `sleep 1`
+		// first seen by a due check is known as started again, not a bound.
+		w.procBounds.update(o.Tree, o.Now)
 		w.respawns.update(o.Tree, o.Output.LastOutput)
 	}
 	f := w.findInput(o)
