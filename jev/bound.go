@@ -17,7 +17,8 @@ const maxBound = 100 * 365 * 24 * time.Hour
 // DeclaredBound reports how long a command line says it may take, from what
 // it declares itself: a `timeout N` wrapper, and sleeps that run before or
 // between other work (`sleep 330 && k`, or the 150 × `sleep 3` of
-// `for i in $(seq 1 150); do x; sleep 3; done`). Parts run one after another
+// `for i in $(seq 1 150); do x; sleep 3; done`, or zsh's `repeat 6 sleep 1.5`
+// after a step). Parts run one after another
 // add up; parts of a pipeline run together, so the longest counts; an `&`
 // part runs alongside and adds nothing. Branches of if/case and the two sides
 // of `||` all count, so the bound is an upper one. A lone `sleep 3` declares
@@ -57,6 +58,13 @@ func (b bound) then(c bound) bound {
 		work:    b.work || c.work,
 		open:    b.open || c.open,
 	}
+}
+
+// times is b run n times in a row (a loop's body).
+func (b bound) times(n int) bound {
+	b.d = time.Duration(min(float64(b.d)*float64(n), float64(maxBound)))
+	b.slept = time.Duration(min(float64(b.slept)*float64(n), float64(maxBound)))
+	return b
 }
 
 func (b bound) alongside(c bound) bound {
@@ -110,6 +118,13 @@ func boundOfCommand(c shell.Command, depth int) bound {
 		switch {
 		case inv.script != nil:
 			b = boundOfList(*inv.script, depth+1)
+		case inv.name() == "repeat" && len(inv.argv) > 2:
+			// zsh's `repeat N cmd`: a loop whose count is in its words, like
+			// a for loop over a list.
+			b = bound{work: true, open: true}
+			if n, err := strconv.Atoi(inv.argv[1]); err == nil && n >= 0 {
+				b = boundOfCommand(shell.Command{Simple: &shell.Simple{Args: inv.argv[2:]}}, depth+1).times(min(n, maxLoopCount))
+			}
 		case inv.name() == "sleep" && len(inv.argv) > 1:
 			if d, ok := sleepDuration(inv.argv[1:]); ok {
 				b = bound{d: d, slept: d, sleeps: true}
@@ -129,9 +144,7 @@ func boundOfCommand(c shell.Command, depth int) bound {
 		if !ok {
 			return bound{work: true, open: true}
 		}
-		body.d = time.Duration(min(float64(body.d)*float64(n), float64(maxBound)))
-		body.slept = time.Duration(min(float64(body.slept)*float64(n), float64(maxBound)))
-		return body
+		return body.times(n)
 	case c.Group != nil:
 		return boundOfList(*c.Group, depth+1)
 	}

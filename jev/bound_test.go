@@ -73,6 +73,10 @@ func TestDeclaredBound(t *testing.T) {
 		{`for i in 1 2; do for j in 1 2 3; do x; sleep 1; done; done`, 6 * time.Second},
 		{`for i in $(seq 1 3); do timeout 10 x; done`, 30 * time.Second},
 		{`sleep 5; for i in $(seq 1 150); do x; sleep 3; done`, 455 * time.Second},
+		{`print waiting; repeat 6 sleep 1.5; print done`, 9 * time.Second}, // zsh's counted loop
+		{`zsh -c 'print waiting; repeat 6 sleep 1.5; print done'`, 9 * time.Second},
+		{`repeat $N sleep 1; x`, none},
+		{`repeat 3 x`, none}, // no time declared
 		// if/case branches all count (an upper bound).
 		{`if x; then sleep 5; else sleep 10; fi; y`, 15 * time.Second},
 		{`(sleep 3 && make) 2>&1 | tee out`, 3 * time.Second},

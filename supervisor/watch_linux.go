@@ -49,15 +49,15 @@ func (s *supervisor) watch(ctx context.Context) {
 	defer tick.Stop()
 	// Most commands end within a second. Everything a check needs is set up
 	// at the first tick, so they never pay for it.
+	var now time.Time
 	select {
 	case <-ctx.Done():
 		return
-	case <-tick.C:
+	case now = <-tick.C:
 	}
 	// One sampler and one output stream, both fed through the Watch at every
 	// check, fast or due: it keeps the window totals a due check judges.
 	smp := sampler.New(s.self, s.master)
-	smp.Sample() // the baseline the first deltas start from
 	judge := jev.NewJudge(jev.NewLocal(), s.remoteBackend(cfg))
 	logf := s.openCheckLog(cfg)
 	if logf != nil {
@@ -69,12 +69,18 @@ func (s *supervisor) watch(ctx context.Context) {
 	// to write it is reported: the check loop goes on without it.
 	records := s.reg.NewCheckRecords(s.meta.ID)
 	recordErr := false
+	// The first sample, taken now, is an observation like any other (a fast
+	// check): a loop's sleep it sees, the processes it counts and the line it
+	// shows are what the first due check compares with, so that check has
+	// something earlier than its own sample to judge a repetition by.
+	first := true
 	for {
-		var now time.Time
-		select {
-		case <-ctx.Done():
-			return
-		case now = <-tick.C:
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case now = <-tick.C:
+			}
 		}
 		if !background && s.mode() == bgtasks.Background {
 			// Detached: never judged again unless watchBgTasks covers it.
@@ -87,9 +93,10 @@ func (s *supervisor) watch(ctx context.Context) {
 		obs := watchdog.Observation{Now: now, Started: s.meta.Started, Command: s.spec.Command, Interactive: s.spec.Interactive}
 		out := s.activity.Snapshot(now)
 		due := !now.Before(w.NextDue())
-		if !due && !w.FastCheckWanted(out, now) {
+		if !due && !w.FastCheckWanted(out, now) && !first {
 			continue
 		}
+		first = false
 		tree, err := smp.Sample()
 		obs.Tree, obs.TreeOK, obs.Output = tree, err == nil && tree.Complete, out
 		var d watchdog.Decision

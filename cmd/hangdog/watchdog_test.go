@@ -153,3 +153,42 @@ func TestLogTaskExplainsChecksWithoutDebug(t *testing.T) {
 		t.Errorf("log --task %s does not say why sleep 3 was left alone:\n%s%s", quiet.TaskID, log.stdout, log.stderr)
 	}
 }
+
+// A command that never ends is acted on at the agreeChecks-th due check (the
+// second), not one later, when what shows it never ends began at its start: a
+// line and then silence (idle counts from the last activity), or a spinner
+// turning over nothing (the first due check compares the line with the one the
+// supervisor's first sample saw).
+func TestNeverEndingIsActedOnAtTheSecondDueCheck(t *testing.T) {
+	for _, c := range []struct {
+		name, cmd, trigger string
+	}{
+		{"a line then silence", `python3 -c 'import signal; print("listening", flush=True); signal.pause()'`, "trigger=idle"},
+		{"a spinner over nothing", `while :; do for c in '|' / - '\'; do printf '\r%s waiting for the lock' "$c"; sleep 0.2; done; done`, "trigger=looping"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			// The corpora's short timings: a due check at 3 s, then every 3 s.
+			rep, _ := runJSON(t, e, "--set", "watchdog.firstCheckMin=0.05", "--set", "watchdog.intervalMin=0.05", c.cmd)
+			defer e.run("bg", "kill", rep.TaskID)
+			if rep.Status != "detached" {
+				t.Fatalf("status %q, want detached (reason %q)", rep.Status, rep.Reason)
+			}
+			log := e.run("log", "--task", rep.TaskID)
+			due := 0
+			for _, line := range strings.Split(log.stdout, "\n") {
+				if !strings.Contains(line, " due ") {
+					continue
+				}
+				due++
+				if strings.Contains(line, "action=background") {
+					if due != 2 || !strings.Contains(line, c.trigger) {
+						t.Errorf("acted at due check %d, want the second, by %s:\n%s", due, c.trigger, log.stdout)
+					}
+					return
+				}
+			}
+			t.Errorf("log --task %s has no acting check:\n%s%s", rep.TaskID, log.stdout, log.stderr)
+		})
+	}
+}

@@ -70,6 +70,37 @@ func main() {
 	}
 }
 """),
+    # heldout3.yaml: a server-like program that says it is ready, then
+    # waits for a signal that never comes (no timer, no output).
+    "goreadywait": ("main", """package main
+import ("fmt"; "os"; "os/signal"; "syscall")
+func main() {
+	fmt.Println("serving on 127.0.0.1:0, Ctrl-C to stop")
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGTERM, syscall.SIGINT)
+	<-c
+}
+"""),
+    # heldout3.yaml: a spinner redrawn in place every 100 ms over nothing.
+    "gospinner": ("main", """package main
+import ("fmt"; "time")
+func main() {
+	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+	for i := 0; ; i++ {
+		fmt.Printf("\\r%s resolving dependencies", frames[i%len(frames)])
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+"""),
+    # heldout3.yaml: one line, 9 s of quiet in a Go timer, then it ends.
+    "gowarmup": ("main", """package main
+import ("fmt"; "time")
+func main() {
+	fmt.Println("warming the cache")
+	time.Sleep(9 * time.Second)
+	fmt.Println("cache warm")
+}
+"""),
 }
 
 

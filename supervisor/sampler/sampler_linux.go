@@ -87,7 +87,7 @@ func (s *Sampler) Sample() (Tree, error) {
 	if since.IsZero() {
 		since = s.created
 	}
-	tree := Tree{Time: now, Window: now.Sub(since), Complete: true}
+	tree := Tree{Time: now, Window: now.Sub(since), Complete: true, First: s.prevTime.IsZero()}
 
 	if s.tty != nil {
 		pty, err := readPTY(s.tty, s.term)

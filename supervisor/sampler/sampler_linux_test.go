@@ -418,6 +418,9 @@ func zombieChild(pid int) bool {
 func TestNewMarksOnlyFreshProcesses(t *testing.T) {
 	task := startOnPTY(t, "sleep 306 & read go; sleep 307; exit")
 	s := New(os.Getpid(), task.master)
+	if first, err := s.Sample(); err != nil || !first.First {
+		t.Fatalf("the first sample: First = %v (%v), want true", first.First, err)
+	}
 	before := waitFor(t, s, "bash reading beside sleep 306", func(tr Tree) bool {
 		_, ok := findProc(tr, byCmdline("sleep 306"))
 		return tr.ReadingTTY && ok
@@ -435,6 +438,9 @@ func TestNewMarksOnlyFreshProcesses(t *testing.T) {
 		bash, _ := findProc(tr, byPID(task.pid()))
 		return bash.Children == 2
 	})
+	if tree.First {
+		t.Errorf("a later sample is marked First")
+	}
 	for _, p := range tree.Procs {
 		fresh := p.PPID == task.pid() && p.PID != old.PID
 		if p.New != fresh {

@@ -84,7 +84,11 @@ const (
 type Tree struct {
 	Time   time.Time
 	Window time.Duration // since the previous sample (the first: since New)
-	Procs  []Proc        // parents before their children; zombies left out
+	// First: the sampler's first sample. With nothing before it, its
+	// counters are each process's life so far prorated to Window (CPU a
+	// lifetime average, I/O a sliver of it), not what happened in a window.
+	First bool
+	Procs []Proc // parents before their children; zombies left out
 
 	CPUPercent                          float64 // all processes, including children reaped inside the window
 	ReadBytes, WriteBytes, RChar, WChar int64

@@ -112,10 +112,12 @@ func (e evidence) progress() (bool, string) {
 	return false, ""
 }
 
-// idle: a whole sample, no CPU, no disk, no output of any kind, and nothing
-// sleeping on a timer it set (a timer will wake it; that is waiting by design).
-func (e evidence) idle() bool {
-	return e.complete && e.cpu < idleCPUPercent && e.disk == 0 && !e.outputInWindow && !e.timerSleep
+// quietNow: every sample of the window was whole and nothing sleeps on a
+// timer that approaches at the check (a timer will wake it; that is waiting by
+// design). How long the tree has done nothing else — no CPU, disk I/O or
+// output — is counted from its last activity (idle.go), not over the window.
+func (e evidence) quietNow() bool {
+	return e.complete && !e.timerSleep
 }
 
 // lines describes the window in words for the log and the caller.

@@ -139,3 +139,18 @@ func TestEvidenceNamesProcessAndSyscall(t *testing.T) {
 		t.Errorf("input evidence %q", got)
 	}
 }
+
+// A timer the reader holds is waited out only for a line-mode read (a prompt
+// that takes a default answer); a raw-mode reader's timers are housekeeping.
+func TestReaderDeadlineOnlyInLineMode(t *testing.T) {
+	held := func(t *sampler.Tree) {
+		t.TimerSleep = true
+		t.Timers = []sampler.Timer{{PID: 101, TID: 101, Comm: t.Procs[1].Comm, Syscall: "epoll_pwait", Timeout: 8 * time.Second}}
+	}
+	if readerDeadline(tree(reading(sampler.TTYLine, "goprompt"), held)) == nil {
+		t.Error("a line-mode read whose process holds an 8 s deadline is not waited out")
+	}
+	if d := readerDeadline(tree(reading(sampler.TTYRaw, "node"), held)); d != nil {
+		t.Errorf("node's REPL in raw mode is waited out for its %s timer", d.Timeout)
+	}
+}

@@ -174,6 +174,11 @@ func TestFastCheckWanted(t *testing.T) {
 	if w.FastCheckWanted(s.snapshot(6500*time.Millisecond), at(6500*time.Millisecond)) {
 		t.Error("wanted another sample within the spacing")
 	}
+	// The supervisor's ticks are a second apart give or take the scheduler:
+	// one a moment early still takes the sample.
+	if !w.FastCheckWanted(s.snapshot(6999*time.Millisecond), at(6999*time.Millisecond)) {
+		t.Error("no sample wanted at a tick a millisecond short of a second after the last")
+	}
 	if !w.FastCheckWanted(s.snapshot(7*sec), at(7*sec)) {
 		t.Error("no sample wanted a second after the last")
 	}

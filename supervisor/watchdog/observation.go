@@ -60,7 +60,7 @@ type Decision struct {
 
 // Triggers: what proposes an action.
 const (
-	TriggerIdle    = "idle"    // no CPU, disk, output or timer on consecutive due checks
+	TriggerIdle    = "idle"    // no CPU, disk, output or approaching timer since the last activity, over consecutive due checks
 	TriggerStop    = "stop"    // the model said stop waiting on consecutive due checks
 	TriggerExpect  = "expect"  // expected to take seconds, still running at a due check
 	TriggerLooping = "looping" // the model saw repetition without progress on consecutive due checks

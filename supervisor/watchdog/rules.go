@@ -36,11 +36,17 @@ func (w *Watch) findInput(o Observation) inputFinding {
 }
 
 // readerDeadline is a deadline that approaches (timers.go) held by the
-// process reading the terminal, within maxBoundedRead: a read whose timeout
+// process reading the terminal in line mode, within maxBoundedRead: a read whose timeout
 // another thread keeps (a Go program selecting on its read and a timer, a
 // prompt that takes a default answer), waited out like `read -t`. A poll or
 // a far timer is none. o.Tree.Timers holds only approaching ones here.
 func readerDeadline(t sampler.Tree) *sampler.Timer {
+	if t.TTYMode == sampler.TTYRaw {
+		// As in inputWaitFor: a raw-mode reader (an editor, a REPL, a
+		// TUI) keeps timers for its own housekeeping, not to give up —
+		// node's REPL holds an 8 s one, re-armed.
+		return nil
+	}
 	for i, tm := range t.Timers {
 		if tm.PID == t.ReadingTTYPID && tm.Timeout > 0 && tm.Timeout <= maxBoundedRead {
 			return &t.Timers[i]
@@ -225,7 +231,7 @@ func (w *Watch) candidates(o Observation, ev evidence, svc bool, svcWhy string) 
 			})
 		}
 	}
-	if w.idleStreak >= max(n, 2) && w.status == jev.Stuck && w.statusStreak >= n {
+	if w.idleStreak >= max(n, 2) && w.status == jev.Stuck && w.statusStreak >= w.idleModelAgree() {
 		out = append(out, candidate{
 			trigger: TriggerIdle,
 			streak:  w.idleStreak,

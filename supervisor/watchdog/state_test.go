@@ -141,22 +141,25 @@ func TestWindowDistinctLines(t *testing.T) {
 	}
 }
 
-func TestProgressAndIdle(t *testing.T) {
+// progress is judged over the window; quietNow only over the check's end
+// (whole samples, no timer approaching): how long the tree has otherwise done
+// nothing is counted from its last activity (idle_test.go).
+func TestProgressAndQuietNow(t *testing.T) {
 	base := evidence{treeOK: true, complete: true, windowLen: 3 * time.Minute}
 	with := func(f func(*evidence)) evidence { e := base; f(&e); return e }
 	tests := []struct {
-		name           string
-		e              evidence
-		progress, idle bool
+		name            string
+		e               evidence
+		progress, quiet bool
 	}{
 		{"nothing at all", base, false, true},
 		{"CPU just under the line", with(func(e *evidence) { e.cpu = 1.9 }), false, true},
-		{"CPU at the line", with(func(e *evidence) { e.cpu = 2 }), true, false},
-		{"disk I/O", with(func(e *evidence) { e.disk = 1 }), true, false},
+		{"CPU at the line", with(func(e *evidence) { e.cpu = 2 }), true, true},
+		{"disk I/O", with(func(e *evidence) { e.disk = 1 }), true, true},
 		{"a timer", with(func(e *evidence) { e.timerSleep = true }), false, false},
-		{"a spinner: output, no lines", with(func(e *evidence) { e.outputInWindow, e.newBytes = true, 400 }), false, false},
-		{"distinct lines", with(func(e *evidence) { e.outputInWindow, e.lines, e.distinct, e.repetition = true, 5, 5, 0.1 }), true, false},
-		{"repeating lines", with(func(e *evidence) { e.outputInWindow, e.lines, e.distinct, e.repetition = true, 30, 2, 0.9 }), false, false},
+		{"a spinner: output, no lines", with(func(e *evidence) { e.outputInWindow, e.newBytes = true, 400 }), false, true},
+		{"distinct lines", with(func(e *evidence) { e.outputInWindow, e.lines, e.distinct, e.repetition = true, 5, 5, 0.1 }), true, true},
+		{"repeating lines", with(func(e *evidence) { e.outputInWindow, e.lines, e.distinct, e.repetition = true, 30, 2, 0.9 }), false, true},
 		{"incomplete sample", with(func(e *evidence) { e.complete = false }), false, false},
 		{"failed sample with CPU left over", with(func(e *evidence) { e.treeOK, e.complete, e.cpu = false, false, 50 }), false, false},
 	}
@@ -168,8 +171,8 @@ func TestProgressAndIdle(t *testing.T) {
 		if p && why == "" {
 			t.Errorf("%s: progress without a reason", tt.name)
 		}
-		if got := tt.e.idle(); got != tt.idle {
-			t.Errorf("%s: idle = %v, want %v", tt.name, got, tt.idle)
+		if got := tt.e.quietNow(); got != tt.quiet {
+			t.Errorf("%s: quietNow = %v, want %v", tt.name, got, tt.quiet)
 		}
 	}
 }

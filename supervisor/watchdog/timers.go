@@ -39,6 +39,7 @@ type timerKey struct{ pid, tid int }
 
 // timerCall is the last timed wait seen on a thread, or of a program.
 type timerCall struct {
+	key      timerKey // the thread it was seen on
 	syscall  string
 	timeout  time.Duration
 	deadline time.Time // when the call ends by itself
@@ -77,9 +78,15 @@ func (tw *timerWatch) judge(t sampler.Tree, now time.Time, horizon time.Duration
 	tw.last = t.Time
 	v := timerView{unknown: t.TimersCapped || len(t.Timers) == 0} // a timed wait the sampler could not list
 	seen := make(map[timerKey]bool, len(t.Timers))
+	alive := make(map[int]bool, len(t.Procs))
+	for _, p := range t.Procs {
+		alive[p.PID] = true
+	}
+	for _, tm := range t.Timers {
+		seen[timerKey{tm.PID, tm.TID}] = true
+	}
 	for _, tm := range t.Timers {
 		k := timerKey{tm.PID, tm.TID}
-		seen[k] = true
 		prog := tm.Comm + "\x00" + tm.Syscall
 		if tm.Timeout <= 0 {
 			v.unknown = true
@@ -102,13 +109,23 @@ func (tw *timerWatch) judge(t sampler.Tree, now time.Time, horizon time.Duration
 			// The same call, still pending: a call with timeout T seen at t
 			// has ended by t+T, so a wait seen after that is another one.
 			end = prev.deadline
-		case known && !now.Before(prev.deadline) && (tm.Timeout <= 2*prev.timeout || tm.Timeout <= now.Sub(prev.seen)+time.Second):
+		case known && !sameThread && !seen[prev.key] && !alive[prev.key.pid] && tm.Timeout <= 2*prev.timeout:
+			// The process of the last wait has ended and the same program
+			// waits again, no longer: a sleep started again when the last
+			// one ended (`while …; do sleep 1; done`). Its end is what says
+			// so, not a deadline computed from when a sample happened to see
+			// it, which a loop as long as the sampling period straddles.
+			rearmed = true
+		case known && !now.Before(prev.deadline) && (tm.Timeout <= prev.timeout+prev.timeout/10 || tm.Timeout <= now.Sub(prev.seen)+time.Second):
 			// The last wait has ended and another began, no longer than the
-			// last or than the time between two looks: a poll. (A wait that
-			// grows past both is a back-off, or the next step.)
+			// last (a tenth for the loop's own time) or than the time between
+			// two looks: a poll. A wait that grows past both is a back-off,
+			// or the next step toward a deadline: an event loop that woke for
+			// a nearer timer and now waits out a request's (5 s, then 7 s, to
+			// a 12 s timeout) approaches it.
 			rearmed = true
 		}
-		call := timerCall{syscall: tm.Syscall, timeout: tm.Timeout, deadline: end, seen: now, polling: rearmed}
+		call := timerCall{key: k, syscall: tm.Syscall, timeout: tm.Timeout, deadline: end, seen: now, polling: rearmed}
 		if known && !rearmed && tm.Absolute && prev.deadline.Sub(end).Abs() < time.Second {
 			call.timeout = prev.timeout // an absolute deadline: compare the first timeout seen
 		}

@@ -12,8 +12,13 @@ import (
 // poll; a deadline beyond the horizon says nothing about now.
 func TestTimersApproachingPollingFar(t *testing.T) {
 	t0 := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	// The processes of a sample are those of its timers, as in a real one.
 	sample := func(at time.Duration, ts ...sampler.Timer) sampler.Tree {
-		return sampler.Tree{Time: t0.Add(at), TimerSleep: true, Timers: ts}
+		t := sampler.Tree{Time: t0.Add(at), TimerSleep: true, Timers: ts}
+		for _, tm := range ts {
+			t.Procs = append(t.Procs, sampler.Proc{PID: tm.PID, Comm: tm.Comm})
+		}
+		return t
 	}
 	type step struct {
 		at      time.Duration
@@ -43,10 +48,25 @@ func TestTimersApproachingPollingFar(t *testing.T) {
 			{3 * time.Second, []sampler.Timer{sleep(11, 1500*time.Millisecond)}, false},
 			{5 * time.Second, []sampler.Timer{sleep(12, 1500*time.Millisecond)}, false},
 		}},
+		{"a shell loop's sleep 1 seen a second later, a moment before the last one's deadline", []step{
+			{1 * time.Second, []sampler.Timer{sleep(10, time.Second)}, true},
+			{1990 * time.Millisecond, []sampler.Timer{sleep(11, time.Second)}, false},
+			{2980 * time.Millisecond, []sampler.Timer{sleep(12, time.Second)}, false},
+		}},
+		{"two sleeps side by side both approach", []step{
+			{1 * time.Second, []sampler.Timer{sleep(10, 5*time.Second), sleep(11, 5*time.Second)}, true},
+			{2 * time.Second, []sampler.Timer{sleep(10, 5*time.Second), sleep(11, 5*time.Second)}, true},
+		}},
 		{"an event loop re-arming a 1 s timer", []step{
 			{1 * time.Second, []sampler.Timer{poll(900 * time.Millisecond)}, true},
 			{2500 * time.Millisecond, []sampler.Timer{poll(700 * time.Millisecond)}, false},
 			{4 * time.Second, []sampler.Timer{poll(1000 * time.Millisecond)}, false},
+		}},
+		{"an event loop woken by a nearer timer, then waiting out a request's 12 s timeout", []step{
+			{1 * time.Second, []sampler.Timer{poll(5 * time.Second)}, true},
+			{3 * time.Second, []sampler.Timer{poll(5 * time.Second)}, true},
+			{6 * time.Second, []sampler.Timer{poll(7 * time.Second)}, true},
+			{9 * time.Second, []sampler.Timer{poll(7 * time.Second)}, true},
 		}},
 		{"a loop that backs off to a long wait: the long wait approaches", []step{
 			{1 * time.Second, []sampler.Timer{poll(500 * time.Millisecond)}, true},

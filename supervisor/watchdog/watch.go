@@ -43,11 +43,16 @@ type Watch struct {
 	timers     timerWatch
 	redrawn    redrawnLine
 
-	status        string // the status the current streak agrees on
-	statusStreak  int
-	stopStreak    int
+	status       string // the status the current streak agrees on
+	statusStreak int
+	stopStreak   int
+	// activeAt is the last sample that saw the tree do something (CPU,
+	// disk I/O) or could not see it whole; with the last output it is when
+	// the tree was last active (idle.go).
+	activeAt      time.Time
 	idleStreak    int
-	idleSince     time.Time // start of the first window of the idle streak
+	idleSince     time.Time // when the tree was last active, or the idle streak's first window began
+	idleFromMid   bool      // the idle streak's first window began active: the model judged that activity
 	expectStreak  int
 	serviceStreak int
 	// serviceSoon is when the next due check comes while the command
@@ -129,6 +134,7 @@ func (w *Watch) noteInteractive(o Observation) {
 // inputWaitSec. It also counts the output lines s reports (see Watch).
 func (w *Watch) FastCheckWanted(s activity.Stats, now time.Time) bool {
 	w.win.addOutput(s)
+	w.seeLine(s)
 	if !w.cfg.Enabled || w.interactive {
 		return false
 	}
@@ -145,8 +151,14 @@ func (w *Watch) FastCheckWanted(s activity.Stats, now time.Time) bool {
 		}
 		return !now.Before(start.Add(w.cfg.InputWait()))
 	}
-	return now.Sub(iw.lastSample) >= fastSpacing(silence, w.cfg.InputWait())
+	return now.Sub(iw.lastSample) >= fastSpacing(silence, w.cfg.InputWait())-tickSlack
 }
+
+// tickSlack: the supervisor's ticks (a second apart) come a little early or
+// late with the scheduler, so a sample wanted a second after the last is taken
+// at the next tick, not skipped to the one after. Since the first sample is an
+// observation too, the second comes at the next tick, a second later.
+const tickSlack = 100 * time.Millisecond
 
 // fastSpacing is how long to leave between fast samples of a silent command
 // that is not reading the terminal: a second at first, then a quarter of the
@@ -163,9 +175,14 @@ func (w *Watch) Fast(o Observation) Decision {
 	w.seeTimers(&o)
 	w.noteInteractive(o)
 	w.win.add(o)
+	w.seeLine(o.Output)
+	w.noteActivity(o)
 	w.checks++
 	d := Decision{Time: o.Now, Check: w.checks}
 	if o.TreeOK {
+		// Every sample counts the starts of a loop's body, so a `sleep 1`
+		// first seen by a due check is known as started again, not a bound.
+		w.procBounds.update(o.Tree, o.Now)
 		w.respawns.update(o.Tree, o.Output.LastOutput)
 	}
 	f := w.findInput(o)
@@ -189,6 +206,7 @@ func (w *Watch) Due(o Observation) Decision {
 	timerNote := w.seeTimers(&o)
 	w.noteInteractive(o)
 	w.win.add(o)
+	w.noteActivity(o)
 	ev := measure(w.win, o)
 	w.checks++
 	w.dueChecks++
@@ -202,6 +220,7 @@ func (w *Watch) Due(o Observation) Decision {
 	w.service.update(v)
 	svc, svcWhy := w.service.isService(o.Tree, o.TreeOK)
 	w.updateStreaks(v, ev, svc)
+	w.updateIdle(o, ev)
 
 	d := Decision{Time: o.Now, Check: w.checks, Due: true, Streak: w.statusStreak}
 	if v != nil && !v.Status.Abstain {
@@ -245,10 +264,6 @@ func (w *Watch) updateStreaks(v *jev.Verdict, ev evidence, svc bool) {
 	w.stopStreak = bump(w.stopStreak, v != nil && !v.Stop.Abstain && v.Stop.Value >= conf)
 	w.expectStreak = bump(w.expectStreak, v != nil && !v.Expect.Abstain &&
 		v.Expect.Choice == jev.ExpectSeconds && v.Expect.Confidence >= conf)
-	w.idleStreak = bump(w.idleStreak, ev.idle())
-	if w.idleStreak == 1 {
-		w.idleSince = w.win.start
-	}
 	w.serviceStreak = bump(w.serviceStreak, svc)
 }
 

@@ -65,9 +65,14 @@ func (w *window) addTree(t sampler.Tree, ok bool) {
 		return
 	}
 	w.lastTree = t.Time
-	w.cpuSeconds += t.CPUPercent / 100 * t.Window.Seconds()
-	w.span += t.Window
-	w.disk += t.ReadBytes + t.WriteBytes
+	if !t.First {
+		// The first sample's counters are not a delta (sampler.Tree.First):
+		// what the tree did before it is told by the samples after it and,
+		// as activity, by noteActivity.
+		w.cpuSeconds += t.CPUPercent / 100 * t.Window.Seconds()
+		w.span += t.Window
+		w.disk += t.ReadBytes + t.WriteBytes
+	}
 	// What the last sample says: whether a timer still approaches at the
 	// check. A poll is told from a bound only by its second sighting (see
 	// timers.go), so the window's first samples cannot be the ones to ask.
