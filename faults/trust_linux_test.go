@@ -121,12 +121,13 @@ func TestEscapedTaskCannotApprove(t *testing.T) {
 	nonce := pageNonce(t, link)
 	out := filepath.Join(w.root, "escape")
 	// The escapee waits until its supervisor is dead and it has been
-	// re-parented away from the task's bash, records its parent, then
-	// posts. `exec` makes curl the escapee itself (the socket's holder).
+	// re-parented away from the task's bash (bash ends on the terminal's
+	// hang-up; up to 20 s, for a machine so loaded that 5 s were once
+	// not enough), records its parent, then posts. `exec` makes curl the escapee itself (the socket's holder).
 	escapee := filepath.Join(w.root, "escape.sh")
 	if err := os.WriteFile(escapee, []byte(`sup=$1; me=$$
 while kill -0 "$sup" 2>/dev/null; do sleep 0.05; done
-for i in $(seq 100); do p=$(awk '/^PPid:/{print $2}' /proc/$me/status); [ "$p" != "$2" ] && break; sleep 0.05; done
+for i in $(seq 400); do p=$(awk '/^PPid:/{print $2}' /proc/$me/status); [ "$p" != "$2" ] && break; sleep 0.05; done
 echo "$p $1 $2" > `+out+`.ppid
 exec `+curl+` -s -o `+out+`.body -w '%{http_code}' -X POST --data-urlencode nonce=`+nonce+` --data decision=Approve `+link+` > `+out+`.code
 `), 0o600); err != nil {
