@@ -12,26 +12,11 @@ import (
 	"github.com/hangdog/hangdog/watch"
 )
 
-// An unknown token costs the same with 2,000 watchers in the home as with
-// none: the receiver finds links through an index, not by reading every
-// watcher (issue 26, item 11: with 2,000 paused watchers it fell from
-// 4,825 to 33 requests a second). The ratio of the two benchmarks, run
-// here one after the other, must stay under 3; it was some 300 when each
-// request read every watcher.
-func TestUnknownTokenCostDoesNotGrowWithWatchers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("benchmarks")
-	}
-	none := testing.Benchmark(func(b *testing.B) { benchmarkUnknownToken(b, 0) })
-	many := testing.Benchmark(func(b *testing.B) { benchmarkUnknownToken(b, 2000) })
-	ratio := float64(many.NsPerOp()) / float64(none.NsPerOp())
-	t.Logf("an unknown token: %v with no other watcher, %v with 2,000 (%d and %d requests; ratio %.2f)",
-		none.NsPerOp(), many.NsPerOp(), none.N, many.N, ratio)
-	if ratio > 3 {
-		t.Errorf("an unknown token costs %.1f times as much with 2,000 watchers as with none (%d ns vs %d ns a request)", ratio, many.NsPerOp(), none.NsPerOp())
-	}
-}
-
+// BenchmarkUnknownToken: an unknown token costs the same with 2,000
+// watchers in the home as with none, through the receiver (issue 26, item
+// 11: with 2,000 paused watchers it fell from 4,825 to 33 requests a
+// second). The ratio is docs/benchmarks.md's; the cost is pinned down,
+// counted rather than timed, by watch's TestUnknownTokenReadsNothingOnceIndexed.
 func BenchmarkUnknownToken(b *testing.B) {
 	for _, n := range []int{0, 2000} {
 		b.Run("watchers="+strconv.Itoa(n), func(b *testing.B) { benchmarkUnknownToken(b, n) })
