@@ -62,6 +62,9 @@ type Meta struct {
 	Project string `json:"project,omitempty"`
 	// QuietEnd: a clean exit is announced by no event (proto.Spec.QuietEnd).
 	QuietEnd bool `json:"quiet_end,omitempty"`
+	// MCPServer names the MCP server a task is (`hangdog mcp-proxy`): its
+	// supervisor is the proxy, which records its calls in flight.
+	MCPServer string `json:"mcp_server,omitempty"`
 }
 
 // Result is a task's result file (result.json), written once, atomically,
@@ -89,6 +92,9 @@ type Task struct {
 	// Damaged says which of the task's files could not be decoded; such a
 	// task is listed as lost with a Result made up for it (not on disk).
 	Damaged string `json:"damaged,omitempty"`
+	// Calls are a running proxied MCP server's tools/calls in flight
+	// (Meta.MCPServer), as its proxy last recorded them.
+	Calls []Call `json:"calls,omitempty"`
 }
 
 // Event kinds in the per-user event log.

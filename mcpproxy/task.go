@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
@@ -40,7 +41,8 @@ func (p *proxy) register(pid int) *task {
 		SupervisorPID: self, SupervisorTicks: selfTicks, PID: pid, PGID: pid, StartTicks: ticks,
 		Caller: "agent", Owner: p.cfg.Owner, Project: p.cfg.Project,
 		// It ends with the client's session: no news.
-		QuietEnd: true,
+		QuietEnd:  true,
+		MCPServer: p.name,
 	})
 	if err != nil {
 		p.diag("the server is not listed as a task: %v", err)
@@ -137,4 +139,50 @@ func (c *countingFile) close() int64 {
 		c.f = nil
 	}
 	return c.n
+}
+
+// callsChanged wakes recordCalls if a call started or ended, or its verdict
+// changed.
+func (p *proxy) callsChanged() {
+	p.mu.Lock()
+	dirty := p.calls.takeDirty()
+	p.mu.Unlock()
+	if dirty {
+		p.wakeRecorder()
+	}
+}
+
+// wakeRecorder never blocks the relay: a wake already pending covers this
+// change too, as recordCalls reads the table when it wakes.
+func (p *proxy) wakeRecorder() {
+	select {
+	case p.callsDirty <- struct{}{}:
+	default:
+	}
+}
+
+// recordCalls writes the calls in flight to the task's record (bgtasks)
+// whenever they change, until ctx ends. It runs beside the relay, so a
+// call costs the relay no write: a call that ends in a few milliseconds
+// costs at most two writes (its start, its end), fewer when both fall
+// within one.
+func (p *proxy) recordCalls(ctx context.Context) {
+	failed := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.callsDirty:
+		}
+		p.mu.Lock()
+		calls := p.calls.record()
+		p.mu.Unlock()
+		err := p.task.reg.WriteCalls(p.task.meta.ID, calls)
+		// Said once: a registry that cannot take it will not take it the
+		// next time either, and the relay goes on regardless.
+		if err != nil && !failed {
+			p.diag("the calls in flight are not listed: %v", err)
+		}
+		failed = err != nil
+	}
 }
