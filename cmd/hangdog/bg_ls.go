@@ -15,7 +15,6 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/procusage"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -187,7 +186,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, usage map[string]procusa
 	}
 	writeRow(header, "COMMAND")
 	for i, t := range tasks {
-		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(termtext.OneLine(t.Command)), commandWidth, "…"))
+		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(taskctl.ListedCommand(t, now)), commandWidth, "…"))
 	}
 	_, _ = io.WriteString(w, b.String())
 }
