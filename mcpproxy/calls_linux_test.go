@@ -3,6 +3,7 @@
 package mcpproxy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ func TestCallsInFlightAreListed(t *testing.T) {
 	got = waitCalls(t, reg, task.ID, actWithin(cfg)+5*time.Second, "the call judged stuck", func(cs []bgtasks.Call) bool { return len(cs) == 1 && cs[0].Stuck })
 	if got[0].Verdict == "" {
 		t.Errorf("the stuck call has no verdict: %+v", got[0])
+	}
+	// `hangdog events` shows its warning: the tool, the server, how long.
+	if evs := warnings(t, reg); len(evs) != 1 || !strings.Contains(evs[0].Reason, "silent_peer on the MCP server stub has run ") || evs[0].DurationMS < 1000 {
+		t.Errorf("warning events: %+v, want one naming the tool, the server and how long it ran", evs)
 	}
 	peer.answer()
 	c.response(`"s-3"`, 10*time.Second)
