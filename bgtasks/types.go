@@ -1,5 +1,6 @@
 // Package bgtasks owns the on-disk task registry: one private directory per
-// task holding its metadata, every byte of its output and its result, plus the
+// task holding its metadata, every byte of its output and its result (and, for
+// a proxied MCP server, its tool calls in flight), plus the
 // per-user event log that announces detaches, kills and completions, and
 // the ended mark that spares listings a look at every old task. Many
 // hangdog processes use it at once; every write is atomic or append-only and
