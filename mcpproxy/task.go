@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,23 +162,46 @@ func (p *proxy) wakeRecorder() {
 	}
 }
 
+// recordGather is how long recordCalls waits after a change before it
+// writes, gathering the changes that follow into one write: the record is
+// read by listings polled every second or two, and a client calling a quick
+// tool in a loop must not cost a write per call.
+const recordGather = 100 * time.Millisecond
+
 // recordCalls writes the calls in flight to the task's record (bgtasks)
-// whenever they change, until ctx ends. It runs beside the relay, so a
-// call costs the relay no write: a call that ends in a few milliseconds
-// costs at most two writes (its start, its end), fewer when both fall
-// within one.
+// when they change, until ctx ends. It runs beside the relay, so a call
+// never waits for the disk; it writes at most once per recordGather, and
+// not at all when the calls are back as last written: a call that starts
+// and ends within it costs no write, a longer one two (its start, its end).
 func (p *proxy) recordCalls(ctx context.Context) {
+	gather := time.NewTimer(recordGather)
+	gather.Stop()
+	var written []bgtasks.Call // none: what no record says too
 	failed := false
 	for {
 		select {
 		case <-ctx.Done():
+			gather.Stop()
 			return
 		case <-p.callsDirty:
+		}
+		gather.Reset(recordGather)
+		select {
+		case <-ctx.Done():
+			gather.Stop()
+			return
+		case <-gather.C:
 		}
 		p.mu.Lock()
 		calls := p.calls.record()
 		p.mu.Unlock()
+		if slices.EqualFunc(calls, written, sameCall) {
+			continue
+		}
 		err := p.task.reg.WriteCalls(p.task.meta.ID, calls)
+		if err == nil {
+			written = calls
+		}
 		// Said once: a registry that cannot take it will not take it the
 		// next time either, and the relay goes on regardless.
 		if err != nil && !failed {
@@ -185,4 +209,9 @@ func (p *proxy) recordCalls(ctx context.Context) {
 		}
 		failed = err != nil
 	}
+}
+
+func sameCall(a, b bgtasks.Call) bool {
+	return a.Tool == b.Tool && a.RequestID == b.RequestID && a.Started.Equal(b.Started) &&
+		a.LastProgress.Equal(b.LastProgress) && a.Verdict == b.Verdict && a.Stuck == b.Stuck
 }
