@@ -186,16 +186,22 @@ func (p *proxy) recordCalls(ctx context.Context) {
 		case <-p.callsDirty:
 		}
 		gather.Reset(recordGather)
+		ending := false
 		select {
 		case <-ctx.Done():
+			// The proxy is ending: the change pending is written now, so
+			// the record left behind is the last one, not one before it.
 			gather.Stop()
-			return
+			ending = true
 		case <-gather.C:
 		}
 		p.mu.Lock()
 		calls := p.calls.record()
 		p.mu.Unlock()
 		if slices.EqualFunc(calls, written, sameCall) {
+			if ending {
+				return
+			}
 			continue
 		}
 		err := p.task.reg.WriteCalls(p.task.meta.ID, calls)
@@ -208,6 +214,9 @@ func (p *proxy) recordCalls(ctx context.Context) {
 			p.diag("the calls in flight are not listed: %v", err)
 		}
 		failed = err != nil
+		if ending {
+			return
+		}
 	}
 }
 

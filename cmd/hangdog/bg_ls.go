@@ -44,7 +44,7 @@ its DURATION so far or in total, its EXIT code (128+N when signal N ended it;
 resident memory (MEM) of every process it runs now, and the COMMAND, cut to
 fit the terminal. A server run by ` + "`hangdog mcp-proxy`" + ` whose calls are watched
 (watchdog.otherTools warn or abort-turn) leads its COMMAND with its tool calls
-in flight: "[2 calls: fetch 45s, 1 stuck]".
+in flight: "[2 calls: fetch 45s, 1 stuck]" (how many, the oldest one's tool and age).
 
 It lists the tasks of this call's session (--session, $HANGDOG_SESSION) or,
 without one, of this directory's project (its git top level, else the
