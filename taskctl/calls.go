@@ -74,11 +74,13 @@ func DescribeCall(c bgtasks.Call, now time.Time, style DurationStyle) string {
 // ListedCommand is a task's command as listings show it, on one line: a
 // proxied MCP server's calls in flight lead it, so a row cut to the width
 // keeps them ("[1 call: fetch 45s] mcp-proxy fetch: uvx mcp-server-fetch").
+// A tool's name is the client's words, made safe for a terminal as the
+// command is.
 func ListedCommand(t *bgtasks.Task, now time.Time) string {
-	command := termtext.OneLine(t.Command)
+	command := t.Command
 	var calls CallStats
 	if calls.Add(t.Calls); calls.N > 0 {
 		command = "[" + calls.Text(now, Compact) + "] " + command
 	}
-	return command
+	return termtext.OneLine(command)
 }
