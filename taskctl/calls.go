@@ -56,7 +56,8 @@ func (s CallStats) Count() string {
 }
 
 // DescribeCall is one call in flight in a line: its tool, request id, age,
-// latest progress and verdict: "fetch (id 7) 45s · progress 3s ago · stuck".
+// latest progress and verdict: "fetch (id 7) 45s · progress 3s ago · stuck",
+// safe for a terminal (the tool and id are the client's words).
 func DescribeCall(c bgtasks.Call, now time.Time, style DurationStyle) string {
 	t := fmt.Sprintf("%s (id %s) %s", c.Tool, c.RequestID, style.Format(max(now.Sub(c.Started), 0)))
 	if !c.LastProgress.IsZero() {
@@ -68,7 +69,7 @@ func DescribeCall(c bgtasks.Call, now time.Time, style DurationStyle) string {
 	case c.Verdict != "":
 		t += " · " + c.Verdict
 	}
-	return t
+	return termtext.OneLine(t)
 }
 
 // ListedCommand is a task's command as listings show it, on one line: a

@@ -25,7 +25,7 @@ func TestCallsAreSummedUp(t *testing.T) {
 	if !strings.HasPrefix(got, "[2 calls: fetch") || !strings.Contains(got, " 125s, 1 stuck] mcp-proxy fetch: ") || strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("two calls: %q, want the count, the oldest's tool and age, one stuck, no escapes", got)
 	}
-	if d := DescribeCall(task.Calls[1], now, Compact); !strings.Contains(d, `(id "a") 125s · progress 3s ago · progressing`) {
+	if d := DescribeCall(task.Calls[1], now, Compact); !strings.Contains(d, `(id "a") 125s · progress 3s ago · progressing`) || strings.ContainsAny(d, "\x1b\x07") {
 		t.Errorf("DescribeCall: %q", d)
 	}
 	if d := DescribeCall(task.Calls[0], now, Compact); d != "search (id 8) 5s · stuck" {

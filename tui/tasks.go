@@ -103,7 +103,7 @@ func (v *tasksView) checksPane(width, rows int) []string {
 		if len(calls) == rows/2 {
 			break
 		}
-		line := clip("mcp call in flight: "+termtext.OneLine(taskctl.DescribeCall(c, now, taskctl.Compact)), width)
+		line := clip("mcp call in flight: "+taskctl.DescribeCall(c, now, taskctl.Compact), width)
 		if c.Stuck {
 			line = styleWarn.Render(line)
 		}
