@@ -59,7 +59,7 @@ func (r *Registry) Reconcile(t *Task) (*Task, error) {
 		if err := r.writeResultLocked(fresh.ID, res, nil); err != nil {
 			return err
 		}
-		fresh.Result = &res
+		fresh.Result, fresh.Calls = &res, nil
 		tail, _ := r.TailLines(fresh.ID, lostEventTailLines, lostEventTailBytes)
 		ev := fresh.Meta.Event(EventLost)
 		ev.Time, ev.DurationMS = now, fresh.Duration(now).Milliseconds()

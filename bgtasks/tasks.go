@@ -43,6 +43,7 @@ func (r *Registry) load(id string) (*Task, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
+	loadCalls(t)
 	return t, nil
 }
 

@@ -1,5 +1,6 @@
 // Package bgtasks owns the on-disk task registry: one private directory per
-// task holding its metadata, every byte of its output and its result, plus the
+// task holding its metadata, every byte of its output and its result (and, for
+// a proxied MCP server, its tool calls in flight), plus the
 // per-user event log that announces detaches, kills and completions, and
 // the ended mark that spares listings a look at every old task. Many
 // hangdog processes use it at once; every write is atomic or append-only and
@@ -62,6 +63,9 @@ type Meta struct {
 	Project string `json:"project,omitempty"`
 	// QuietEnd: a clean exit is announced by no event (proto.Spec.QuietEnd).
 	QuietEnd bool `json:"quiet_end,omitempty"`
+	// MCPServer names the MCP server a task is (`hangdog mcp-proxy`): its
+	// supervisor is the proxy, which records its calls in flight.
+	MCPServer string `json:"mcp_server,omitempty"`
 }
 
 // Result is a task's result file (result.json), written once, atomically,
@@ -89,6 +93,9 @@ type Task struct {
 	// Damaged says which of the task's files could not be decoded; such a
 	// task is listed as lost with a Result made up for it (not on disk).
 	Damaged string `json:"damaged,omitempty"`
+	// Calls are a running proxied MCP server's tools/calls in flight
+	// (Meta.MCPServer), as its proxy last recorded them.
+	Calls []Call `json:"calls,omitempty"`
 }
 
 // Event kinds in the per-user event log.

@@ -2,8 +2,10 @@ package mcpproxy
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/supervisor/watchdog"
 )
 
@@ -20,8 +22,10 @@ type call struct {
 	since        time.Time
 	progress     float64 // the latest progress the server reported
 	progressSeen bool
-	warned       string // the warning given, appended to its result
-	acted        bool   // warned or aborted: told once
+	lastProgress time.Time // when it came
+	verdict      string    // the watchdog's latest status for it, as listings show it
+	warned       string    // the warning given, appended to its result
+	acted        bool      // warned or aborted: told once
 
 	// Owned by the watch loop alone.
 	watch      *watchdog.Watch
@@ -43,6 +47,9 @@ type callTable struct {
 	// (sampling, elicitation, roots): a server waiting for the client is not
 	// stuck.
 	asking map[string]bool
+	// dirty: a call started or ended, or its verdict changed, since the
+	// calls in flight were last handed to their recorder (proxy.recordCalls).
+	dirty bool
 }
 
 func newCallTable() callTable {
@@ -59,12 +66,14 @@ func (t *callTable) start(m envelope, now time.Time) {
 		t.tokens[tk] = c
 	}
 	t.live[key] = c
+	t.dirty = true
 }
 
 // forget stops watching a call without answering it.
 func (t *callTable) forget(key string) {
 	if c, ok := t.live[key]; ok {
 		delete(t.live, key)
+		t.dirty = true
 		if tk := idKey(c.token); tk != "" && t.tokens[tk] == c {
 			delete(t.tokens, tk)
 		}
@@ -104,8 +113,34 @@ func (t *callTable) abort(c *call) bool {
 
 func (t *callTable) progress(token string, progress float64, now time.Time) {
 	if c, ok := t.tokens[token]; ok {
-		c.since, c.progress, c.progressSeen = now, progress, true
+		c.since, c.progress, c.progressSeen, c.lastProgress = now, progress, true, now
 	}
+}
+
+// judged notes the watchdog's latest status for a call still in flight.
+func (t *callTable) judged(c *call, status string) {
+	if t.live[c.key] == c && c.verdict != status {
+		c.verdict, t.dirty = status, true
+	}
+}
+
+// takeDirty reports whether the calls in flight changed since it was last
+// asked.
+func (t *callTable) takeDirty() bool {
+	d := t.dirty
+	t.dirty = false
+	return d
+}
+
+// record is the calls in flight as listings show them, oldest first.
+func (t *callTable) record() []bgtasks.Call {
+	out := make([]bgtasks.Call, 0, len(t.live))
+	for _, c := range t.live {
+		out = append(out, bgtasks.Call{Tool: c.tool, RequestID: string(c.id), Started: c.started,
+			LastProgress: c.lastProgress, Verdict: c.verdict, Stuck: c.acted})
+	}
+	slices.SortFunc(out, func(a, b bgtasks.Call) int { return a.Started.Compare(b.Started) })
+	return out
 }
 
 // asked notes a request the server sent the client.

@@ -19,6 +19,8 @@
 // The proxied server is a background task in the registry (bgtasks) for as
 // long as it runs, so `hangdog bg ls` and the shell's status bar show it, its
 // stderr is the task's output, its control socket answers status and kill
-// as a supervisor's does (supervisor/proto), and a stuck call's warning is
-// one event in the event log, written once per call.
+// as a supervisor's does (supervisor/proto), its calls in flight are
+// recorded on it while they are watched (bgtasks.Registry.WriteCalls, so
+// listings and the shell's status bar show them), and a stuck call's
+// warning is one event in the event log, written once per call.
 package mcpproxy

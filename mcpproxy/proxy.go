@@ -70,6 +70,9 @@ type proxy struct {
 	pid   int           // the server's, leader of its process group
 	ended chan struct{} // closed once the task's result is written
 
+	// callsDirty wakes recordCalls: the calls in flight changed.
+	callsDirty chan struct{}
+
 	mu         sync.Mutex
 	calls      callTable
 	killReason string // set by a kill through the control socket
@@ -90,7 +93,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	p := &proxy{cfg: cfg, out: cfg.Out, tracker: activity.NewTracker(), calls: newCallTable(), ended: make(chan struct{})}
+	p := &proxy{cfg: cfg, out: cfg.Out, tracker: activity.NewTracker(), calls: newCallTable(), ended: make(chan struct{}),
+		callsDirty: make(chan struct{}, 1)}
 	p.name = cfg.Name
 	if p.name == "" {
 		p.name = baseName(cfg.Argv[0])
@@ -134,6 +138,9 @@ func Run(ctx context.Context, cfg Config) error {
 	var wg sync.WaitGroup
 	if p.mode != watchdogconf.OtherToolsOff {
 		wg.Go(func() { p.watch(ctx) })
+		if p.task != nil {
+			wg.Go(func() { p.recordCalls(ctx) })
+		}
 	}
 	clientDone := make(chan struct{})
 	go func() {
@@ -258,7 +265,11 @@ func (p *proxy) fromClient(b []byte) error {
 			case m.isResponse():
 				p.calls.answered(idKey(m.ID), now)
 			}
+			dirty := p.calls.takeDirty()
 			p.mu.Unlock()
+			if dirty {
+				p.wakeRecorder()
+			}
 		}
 	}
 	return p.toServer(b)
@@ -282,7 +293,11 @@ func (p *proxy) fromServer(b []byte) error {
 			case m.isRequest():
 				p.calls.asked(idKey(m.ID), now)
 			}
+			dirty := p.calls.takeDirty()
 			p.mu.Unlock()
+			if dirty {
+				p.wakeRecorder()
+			}
 			if drop {
 				return nil
 			}

@@ -1,7 +1,9 @@
 package mcpproxy
 
 import (
+	"context"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,7 +42,8 @@ func (p *proxy) register(pid int) *task {
 		SupervisorPID: self, SupervisorTicks: selfTicks, PID: pid, PGID: pid, StartTicks: ticks,
 		Caller: "agent", Owner: p.cfg.Owner, Project: p.cfg.Project,
 		// It ends with the client's session: no news.
-		QuietEnd: true,
+		QuietEnd:  true,
+		MCPServer: p.name,
 	})
 	if err != nil {
 		p.diag("the server is not listed as a task: %v", err)
@@ -137,4 +140,87 @@ func (c *countingFile) close() int64 {
 		c.f = nil
 	}
 	return c.n
+}
+
+// callsChanged wakes recordCalls if a call started or ended, or its verdict
+// changed.
+func (p *proxy) callsChanged() {
+	p.mu.Lock()
+	dirty := p.calls.takeDirty()
+	p.mu.Unlock()
+	if dirty {
+		p.wakeRecorder()
+	}
+}
+
+// wakeRecorder never blocks the relay: a wake already pending covers this
+// change too, as recordCalls reads the table when it wakes.
+func (p *proxy) wakeRecorder() {
+	select {
+	case p.callsDirty <- struct{}{}:
+	default:
+	}
+}
+
+// recordGather is how long recordCalls waits after a change before it
+// writes, gathering the changes that follow into one write: the record is
+// read by listings polled every second or two, and a client calling a quick
+// tool in a loop must not cost a write per call.
+const recordGather = 100 * time.Millisecond
+
+// recordCalls writes the calls in flight to the task's record (bgtasks)
+// when they change, until ctx ends. It runs beside the relay, so a call
+// never waits for the disk; it writes at most once per recordGather, and
+// not at all when the calls are back as last written: a call that starts
+// and ends within it costs no write, a longer one two (its start, its end).
+func (p *proxy) recordCalls(ctx context.Context) {
+	gather := time.NewTimer(recordGather)
+	gather.Stop()
+	var written []bgtasks.Call // none: what no record says too
+	failed := false
+	for {
+		select {
+		case <-ctx.Done():
+			gather.Stop()
+			return
+		case <-p.callsDirty:
+		}
+		gather.Reset(recordGather)
+		ending := false
+		select {
+		case <-ctx.Done():
+			// The proxy is ending: the change pending is written now, so
+			// the record left behind is the last one, not one before it.
+			gather.Stop()
+			ending = true
+		case <-gather.C:
+		}
+		p.mu.Lock()
+		calls := p.calls.record()
+		p.mu.Unlock()
+		if slices.EqualFunc(calls, written, sameCall) {
+			if ending {
+				return
+			}
+			continue
+		}
+		err := p.task.reg.WriteCalls(p.task.meta.ID, calls)
+		if err == nil {
+			written = calls
+		}
+		// Said once: a registry that cannot take it will not take it the
+		// next time either, and the relay goes on regardless.
+		if err != nil && !failed {
+			p.diag("the calls in flight are not listed: %v", err)
+		}
+		failed = err != nil
+		if ending {
+			return
+		}
+	}
+}
+
+func sameCall(a, b bgtasks.Call) bool {
+	return a.Tool == b.Tool && a.RequestID == b.RequestID && a.Started.Equal(b.Started) &&
+		a.LastProgress.Equal(b.LastProgress) && a.Verdict == b.Verdict && a.Stuck == b.Stuck
 }

@@ -83,6 +83,10 @@ func (p *proxy) watch(ctx context.Context) {
 			}
 			obs.Verdict = &v
 			d := c.watch.Due(obs)
+			p.mu.Lock()
+			p.calls.judged(c, d.Status)
+			p.mu.Unlock()
+			p.callsChanged()
 			if debug {
 				p.diag("%s", d.LogLine(p.taskID()+" "+c.tool))
 			}
@@ -108,6 +112,7 @@ func (p *proxy) act(c *call, d watchdog.Decision, now time.Time) {
 		return // answered meanwhile
 	}
 	c.acted = true
+	p.calls.dirty = true
 	// Whole seconds, so the event and the words say the same.
 	elapsed := now.Sub(c.started).Round(time.Second)
 	what := seen(c, d, now)
@@ -116,6 +121,7 @@ func (p *proxy) act(c *call, d watchdog.Decision, now time.Time) {
 	case watchdogconf.OtherToolsAbort:
 		p.calls.abort(c)
 		p.mu.Unlock()
+		p.callsChanged()
 		msg = fmt.Sprintf("hangdog aborted this call of %s on the MCP server %s after %s: %s. The server was told to cancel it; its other tools and later calls work as before.",
 			c.tool, p.name, dur(elapsed), what)
 		if b, err := cancelledLine(c.id, "hangdog: "+what); err == nil {
@@ -134,6 +140,7 @@ func (p *proxy) act(c *call, d watchdog.Decision, now time.Time) {
 		c.warned = msg
 		token, progress := c.token, c.progress
 		p.mu.Unlock()
+		p.callsChanged()
 		var b []byte
 		var err error
 		if token != nil {

@@ -59,6 +59,9 @@ type Model struct {
 	held      []string // background notices waiting for the foreground command to end
 	notice    string   // one line above the prompt
 	bgRunning int
+	// calls are the MCP tool calls in flight on the running proxied
+	// servers (`hangdog mcp-proxy`), as their tasks list them.
+	calls taskctl.CallStats
 	// watching is how many of the shell's watchers are active (watchScope).
 	watching int
 	bgNew    int    // background tasks that ended since /bg was last opened
@@ -84,6 +87,7 @@ type (
 	bgStatsMsg struct {
 		running int
 		ids     []string
+		calls   taskctl.CallStats
 		// watching is the count of active watchers; -1 when unknown.
 		watching int
 	}
@@ -242,6 +246,7 @@ func (m *Model) pollBackground() tea.Cmd {
 			s.ids = append(s.ids, t.ID)
 			if t.Mode == bgtasks.Background && !t.State().Ended() {
 				s.running++
+				s.calls.Add(t.Calls)
 			}
 		}
 		return s
@@ -288,7 +293,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case bgStatsMsg:
 		if msg.running >= 0 {
-			m.bgRunning, m.taskIDs = msg.running, msg.ids
+			m.bgRunning, m.taskIDs, m.calls = msg.running, msg.ids, msg.calls
 		}
 		if msg.watching >= 0 {
 			m.watching = msg.watching

@@ -64,7 +64,7 @@ type barPart struct {
 }
 
 // statusBar renders the bottom line: watchdog, running command and its age,
-// verdict, background tasks, action mode, and /help at the right. When the
+// verdict, background tasks and the MCP calls in flight, action mode, and /help at the right. When the
 // terminal is too narrow, the least important field shortens, then goes,
 // whole, leaving "…"; a field is never cut mid-word and /help always stays.
 func (m *Model) statusBar(now time.Time) string {
@@ -107,6 +107,21 @@ func (m *Model) statusBar(now time.Time) string {
 		}})
 	} else {
 		parts = append(parts, barPart{prio: 3, forms: []string{styleBar.Render(bg), styleBar.Render(fmt.Sprintf("bg: %d", m.bgRunning))}})
+	}
+	// Beside the tasks, as much as they matter: the MCP calls in flight on
+	// the proxied servers among them, warned of once one is judged stuck.
+	if c := m.calls; c.N > 0 {
+		cs := styleBar
+		if c.Stuck > 0 {
+			cs = styleBarWarn
+		}
+		age := formatAge(c.Age(now))
+		full := fmt.Sprintf("mcp: %s %s", c.Count(), age)
+		if c.Stuck > 0 {
+			full += fmt.Sprintf(" · %d stuck", c.Stuck)
+		}
+		parts = append(parts, barPart{prio: 3, forms: []string{
+			cs.Render(full), cs.Render(fmt.Sprintf("mcp: %s %s", c.Count(), age)), cs.Render(fmt.Sprintf("mcp: %d %s", c.N, age)), cs.Render(fmt.Sprintf("mcp: %d", c.N))}})
 	}
 	if m.settingsErr != "" {
 		parts = append(parts, barPart{prio: 4, forms: []string{styleBarBad.Render("settings: error")}})

@@ -95,6 +95,21 @@ func (v *tasksView) checksPane(width, rows int) []string {
 	if t == nil || t.ID != v.checksOf || rows < 2 {
 		return nil
 	}
+	// A proxied MCP server's calls in flight come first, one a line: the
+	// checks below are its own task's (none: the proxy judges each call).
+	var calls []string
+	now := time.Now()
+	for _, c := range t.Calls {
+		if len(calls) == rows/2 {
+			break
+		}
+		line := clip("mcp call in flight: "+taskctl.DescribeCall(c, now, taskctl.Compact), width)
+		if c.Stuck {
+			line = styleWarn.Render(line)
+		}
+		calls = append(calls, line)
+	}
+	rows -= len(calls)
 	head := styleMuted.Render(clip("watchdog's last checks of "+t.ID+", newest last · hangdog log --task "+t.ID, width))
 	var body []string
 	switch {
@@ -113,7 +128,7 @@ func (v *tasksView) checksPane(width, rows int) []string {
 		}
 		body = append(wrapped, body...)
 	}
-	return append([]string{head}, body...)
+	return append(append(calls, head), body...)
 }
 
 type tasksListMsg struct {
@@ -189,7 +204,7 @@ func (v *tasksView) view(width, height int, bar string) string {
 			cpu, mem = taskctl.Compact.Format(u.CPU), procusage.BytesText(u.RSS)
 		}
 		// AGE is how long ago the task started, running or ended.
-		line := row(t.ID, states[i], string(t.Mode), formatAge(max(now.Sub(t.Started), 0)), cpu, mem, termtext.OneLine(t.Command))
+		line := row(t.ID, states[i], string(t.Mode), formatAge(max(now.Sub(t.Started), 0)), cpu, mem, taskctl.ListedCommand(t, now))
 		line = clip(line, max(width-2, 10))
 		if start+i == v.sel {
 			b.WriteString(styleSelected.Render("▶ "+line) + "\n")

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/procusage"
-	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -43,7 +42,9 @@ MODE (foreground: a caller is waiting; background: nobody is), when it STARTED,
 its DURATION so far or in total, its EXIT code (128+N when signal N ended it;
 "-" while running, "?" when lost), for a running task the CPU time and the
 resident memory (MEM) of every process it runs now, and the COMMAND, cut to
-fit the terminal.
+fit the terminal. A server run by ` + "`hangdog mcp-proxy`" + ` whose calls are watched
+(watchdog.otherTools warn or abort-turn) leads its COMMAND with its tool calls
+in flight: "[2 calls: fetch 45s, 1 stuck]" (how many, the oldest one's tool and age).
 
 It lists the tasks of this call's session (--session, $HANGDOG_SESSION) or,
 without one, of this directory's project (its git top level, else the
@@ -54,7 +55,9 @@ kept.
 
 --json prints the same tasks as a JSON array of objects with every recorded
 field: "state" is the current state, "duration_ms" the duration, and
-"result" (absent while running) how the task ended.`,
+"result" (absent while running) how the task ended; a proxied server's
+"calls" lists its calls in flight (tool, request_id, started, last_progress,
+verdict, stuck).`,
 		Example: `  hangdog bg ls
   hangdog bg ls --all
   hangdog bg ls --json | jq -r '.[] | select(.state == "running") | .id'`,
@@ -187,7 +190,7 @@ func writeTaskTable(w io.Writer, tasks []*bgtasks.Task, usage map[string]procusa
 	}
 	writeRow(header, "COMMAND")
 	for i, t := range tasks {
-		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(termtext.OneLine(t.Command)), commandWidth, "…"))
+		writeRow(rows[i], displaywidth.TruncateString(strings.TrimSpace(taskctl.ListedCommand(t, now)), commandWidth, "…"))
 	}
 	_, _ = io.WriteString(w, b.String())
 }

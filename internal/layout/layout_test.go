@@ -148,7 +148,7 @@ func TestNoPackageImportsUpward(t *testing.T) {
 
 // taskFiles are the names of a task directory's files; only bgtasks spells
 // them (its path methods are how everyone else finds them).
-var taskFiles = []string{"output.log", "sock", "supervisor.log", "result.json", "meta.json", "watchdog.log", "checks.log"}
+var taskFiles = []string{"output.log", "sock", "supervisor.log", "result.json", "meta.json", "watchdog.log", "checks.log", "calls.json"}
 
 // TestTaskFileNamesOnlyInBgtasks looks for those names as string literals
 // (whole, or as a path's last element) in every Go file outside bgtasks,
