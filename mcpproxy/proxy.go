@@ -18,6 +18,16 @@ import (
 	"github.com/hangdog/hangdog/supervisor/activity"
 )
 
+// Defaults is the watchdog cadence of a watched tool call, for each key
+// the user has not set (settings.Options.Defaults: every file, the
+// environment and the flags win over it). The command defaults (a first
+// check at 2 minutes, then every 3) would act at about 5 minutes, after
+// the clients have given up on the call (60 s in the TypeScript SDK and
+// Codex; Claude Code backgrounds it at 2 minutes); checks at 15 s, then
+// every 15 s, with two to agree, act 30–45 s after the call's last sign
+// of life.
+var Defaults = map[string]string{"watchdog.firstCheckMin": "0.25", "watchdog.intervalMin": "0.25"}
+
 // Config is one proxy: the server it runs and what it does with a stuck
 // call.
 type Config struct {

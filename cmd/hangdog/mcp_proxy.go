@@ -32,7 +32,11 @@ as to the server. Every message is relayed both ways unchanged; each
 tools/call in flight is watched: its progress notifications, the server's
 stderr and the server's processes (a socket waiting on a silent peer, a
 deadlock, a retry loop: what the bash watchdog sees), on the watchdog's
-schedule (watchdog.firstCheckMin, intervalMin, agreeChecks).
+schedule (watchdog.firstCheckMin, intervalMin, agreeChecks), whose defaults
+for a tool call are quicker, so that a stuck call is acted on before its
+client gives up:
+  ` + proxyCadence() + `
+(a value set in a settings file or the environment wins).
 
 What a call judged stuck gets is watchdog.otherTools:
   off         relayed untouched, nothing sampled (the default)
@@ -64,7 +68,7 @@ log (hangdog events).`,
 			}
 			// A bad entry is left out with a warning, as for a run: one bad
 			// key must not take an agent's tools away.
-			st, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true})
+			st, err := settings.Load(settings.Options{Dir: wd, KeepGoing: true, Defaults: mcpproxy.Defaults})
 			if err != nil {
 				return err
 			}
@@ -93,6 +97,12 @@ log (hangdog events).`,
 	// Everything from COMMAND on is the server's, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// proxyCadence says mcpproxy.Defaults in words, for the help.
+func proxyCadence() string {
+	return fmt.Sprintf("a first check at %s minutes, then one every %s minutes",
+		mcpproxy.Defaults["watchdog.firstCheckMin"], mcpproxy.Defaults["watchdog.intervalMin"])
 }
 
 // proxyRemote is the decision model the settings name, asked through this
