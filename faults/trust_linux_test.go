@@ -121,19 +121,20 @@ func TestEscapedTaskCannotApprove(t *testing.T) {
 	nonce := pageNonce(t, link)
 	out := filepath.Join(w.root, "escape")
 	// The escapee waits until its supervisor is dead and it has been
-	// re-parented away from the task's bash (bash ends on the terminal's
-	// hang-up; up to 20 s, for a machine so loaded that 5 s were once
-	// not enough), records its parent, then posts. `exec` makes curl the escapee itself (the socket's holder).
+	// re-parented away from the task's bash, records its parent, then
+	// posts. bash kills the supervisor and exits by itself: the terminal's
+	// hang-up would not end it where SIGHUP is ignored from the start
+	// (under nohup, which is inherited), and then it never leaves. `exec` makes curl the escapee itself (the socket's holder).
 	escapee := filepath.Join(w.root, "escape.sh")
 	if err := os.WriteFile(escapee, []byte(`sup=$1; me=$$
 while kill -0 "$sup" 2>/dev/null; do sleep 0.05; done
-for i in $(seq 400); do p=$(awk '/^PPid:/{print $2}' /proc/$me/status); [ "$p" != "$2" ] && break; sleep 0.05; done
+for i in $(seq 200); do p=$(awk '/^PPid:/{print $2}' /proc/$me/status); [ "$p" != "$2" ] && break; sleep 0.05; done
 echo "$p $1 $2" > `+out+`.ppid
 exec `+curl+` -s -o `+out+`.body -w '%{http_code}' -X POST --data-urlencode nonce=`+nonce+` --data decision=Approve `+link+` > `+out+`.code
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := `env -i /usr/bin/setsid /bin/bash ` + escapee + ` "$PPID" "$$" </dev/null >/dev/null 2>` + out + `.err & sleep 0.3; kill -9 "$PPID"; sleep 30`
+	script := `env -i /usr/bin/setsid /bin/bash ` + escapee + ` "$PPID" "$$" </dev/null >/dev/null 2>` + out + `.err & sleep 0.3; kill -9 "$PPID"; exit 0`
 	run := w.command(t.Context(), "run", "--", "bash", "-c", script)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
