@@ -22,28 +22,36 @@ import "golang.org/x/sys/unix"
 // although it still runs in the tree, or 0.
 func (s *Sampler) lostMember() int {
 	for pid, prev := range s.prev {
-		if prev.zombie {
-			continue
-		}
-		if cur, ok := s.cur[pid]; ok && cur.start == prev.start {
-			continue
-		}
-		st, ok := s.statOf(pid)
-		if !ok || st.start != prev.start || st.state == 'Z' || st.state == 'X' {
-			continue // it ended, or its PID was reused
-		}
-		// Still ours: its parent is the root or a process of this sample,
-		// or a member of the last one (itself lost, or it would have been
-		// walked). A process reparented outside the tree is not ours.
-		if _, inTree := s.cur[st.ppid]; inTree || st.ppid == s.root {
-			return pid
-		}
-		if _, wasOurs := s.prev[st.ppid]; wasOurs {
-			return pid
+		if !prev.zombie && s.stillOurs(pid, prev, 0) {
+			if cur, ok := s.cur[pid]; !ok || cur.start != prev.start {
+				return pid
+			}
 		}
 	}
 	return 0
 }
+
+// stillOurs reports whether the previous sample's member pid still runs (the
+// same start time) with a parent that is the root, a process of this
+// sample, or a member of the last one that is itself still ours (lost with
+// it). A process reparented outside the tree is not ours any more.
+func (s *Sampler) stillOurs(pid int, prev record, depth int) bool {
+	if cur, ok := s.cur[pid]; ok && cur.start == prev.start {
+		return true
+	}
+	st, ok := s.statOf(pid)
+	if !ok || st.start != prev.start || st.state == 'Z' || st.state == 'X' {
+		return false // it ended, or its PID was reused
+	}
+	if _, inTree := s.cur[st.ppid]; inTree || st.ppid == s.root {
+		return true
+	}
+	parent, wasOurs := s.prev[st.ppid]
+	return wasOurs && depth < maxLostDepth && s.stillOurs(st.ppid, parent, depth+1)
+}
+
+// maxLostDepth bounds how far up a chain of lost members stillOurs looks.
+const maxLostDepth = 64
 
 // statOf reads /proc/PID/stat. Its comm aliases the read buffer.
 func (s *Sampler) statOf(pid int) (statFields, bool) {

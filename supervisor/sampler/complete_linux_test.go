@@ -113,3 +113,27 @@ func TestAMemberNoWalkFindsMakesTheSampleIncomplete(t *testing.T) {
 		t.Errorf("sleep 312 hidden from both walks: found %v, complete %v; want not found and incomplete\n%s", ok, tree.Complete, dump(tree))
 	}
 }
+
+// TestMembersReparentedOutAreNotLost: a process whose parent left the tree
+// (its own parent ended and it was reparented outside) takes its children
+// with it; they are no longer ours, and the sample that no longer shows them
+// is complete.
+func TestMembersReparentedOutAreNotLost(t *testing.T) {
+	task := startOnPTY(t, "( sh -c 'sleep 314 & exec sleep 315' & read x ); exec sleep 316")
+	s := New(os.Getpid(), task.master)
+	waitFor(t, s, "sleep 314 under sleep 315, the subshell reading", func(tr Tree) bool {
+		_, child := findProc(tr, byCmdline("sleep 314"))
+		_, parent := findProc(tr, byCmdline("sleep 315"))
+		return child && parent && tr.ReadingTTY
+	})
+	if _, err := task.master.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	tree := waitFor(t, s, "bash alone, as sleep 316", func(tr Tree) bool {
+		p, ok := findProc(tr, byPID(task.pid()))
+		return ok && p.Cmdline == "sleep 316" && len(tr.Procs) == 1
+	})
+	if !tree.Complete {
+		t.Errorf("a sample without the processes that left the tree is incomplete\n%s", dump(tree))
+	}
+}
