@@ -232,6 +232,14 @@ func (s *scene) withOutput() Answer {
 	return choiceAnswer(Status, Progressing, conf, ev)
 }
 
+// runnableMinCPU is the CPU (% of a core over the window) a process caught
+// runnable must also have used for its state to count as work. Runnable is
+// what one instant shows, work is what the window measured: a loop's next
+// `sleep 1`, forked and exec'd just as the sample is taken, is runnable for
+// a moment and uses a fraction of a percent; a worker the machine starves
+// still gets a few percent.
+const runnableMinCPU = 1.0
+
 // quiet judges a command that printed nothing since the last check.
 func (s *scene) quiet() Answer {
 	st := s.st
@@ -278,7 +286,7 @@ func (s *scene) quiet() Answer {
 		return choiceAnswer(Status, Stuck, 0.85, []string{fmt.Sprintf("%d established network connection(s): a request was sent and nothing has been received for %s: the peer does not answer", st.Established, fmtDuration(st.PeerSilent)), silence})
 	case st.Established > 0:
 		return choiceAnswer(Status, Waiting, 0.7, []string{fmt.Sprintf("%d established network connection(s), idle: waiting on a peer", st.Established), silence})
-	case st.AnyRunning || st.DiskBytes > 0:
+	case (st.AnyRunning && st.CPUPercent >= runnableMinCPU) || st.DiskBytes > 0:
 		return choiceAnswer(Status, Progressing, 0.6, []string{"a process is runnable or did a little I/O", silence})
 	}
 	// Idle: nothing running, no timer, no I/O, no sockets, not reading the terminal.

@@ -84,6 +84,15 @@ func TestLocalJudge(t *testing.T) {
 	busy := idle("./crunch --all", 5*time.Minute, 3*time.Minute)
 	busy.CPUPercent, busy.AnyRunning = 99, true
 
+	// A loop's next `sleep 1` caught runnable at the sampling instant, with
+	// next to no CPU over the window: a start, not work.
+	caughtStarting := idle("busybox sh -c 'while true; do busybox sleep 1; done'", 6*time.Second, 6*time.Second)
+	caughtStarting.CPUPercent, caughtStarting.AnyRunning = 0.3, true
+
+	// Runnable and given a little CPU (a starved worker on a loaded machine).
+	starved := idle("./crunch --all", 6*time.Second, 6*time.Second)
+	starved.CPUPercent, starved.AnyRunning = 3, true
+
 	retry := idle("./connect.sh", 2*time.Minute, time.Second)
 	retry.NewOutputBytes, retry.NewLines, retry.NewDistinctLines, retry.Repetition = 900, 30, 1, 0.97
 	retry.Tail = []string{"connection refused, retrying in 1s", "connection refused, retrying in 1s"}
@@ -129,6 +138,8 @@ func TestLocalJudge(t *testing.T) {
 		{"silent for seconds only", silentEarly, want{status: Stuck, maxConf: 0.55, stopMax: 0.55}},
 		{"a seconds command silent for minutes", quickButSilent, want{status: Stuck, minConf: 0.85, evidence: []string{"quick command", "yet it has run 8m"}}},
 		{"CPU busy without output", busy, want{status: Progressing, minConf: 0.85, evidence: []string{"CPU 99%"}, stopMax: 0.1}},
+		{"a process caught starting, no CPU", caughtStarting, want{status: Stuck, maxConf: 0.55}},
+		{"a runnable process given a little CPU", starved, want{status: Progressing, minConf: 0.6}},
 		{"repeating retry output", retry, want{status: Looping, minConf: 0.9, evidence: []string{"only 1 distinct", "connection refused"}, stopMin: 0.8}},
 		{"varied build output", building, want{status: Progressing, minConf: 0.9, stopMax: 0.1, expect: ExpectMinutes}},
 		{"npm run dev listening", devServer, want{status: Waiting, minConf: 0.9, evidence: []string{"127.0.0.1:3000"}, persistentMin: 0.95, stopMin: 0.9, expect: ExpectNever}},

@@ -34,6 +34,17 @@ type Sampler struct {
 	debts   []reapDebt
 	holders []socketHolder
 	sockets map[uint64]*socketSeen
+
+	// scanned: parent -> children from a full /proc scan, set while a
+	// sample walks the tree again because the children lists lost a live
+	// member (complete_linux.go); nil otherwise.
+	scanned  map[int][]int
+	scanning bool
+	scanPIDs []int
+	// listsOmit: PIDs the children lists are made to leave out, for the
+	// tests of what the kernel does only by rare timing. nil outside tests.
+	listsOmit map[int]bool
+	scanOmit  bool // the scan leaves out listsOmit too
 }
 
 // record is what one sample remembers of a process for the next.
@@ -97,10 +108,7 @@ func (s *Sampler) Sample() (Tree, error) {
 		tree.ForegroundPGID, tree.TTYMode = pty.fg, pty.mode
 	}
 
-	clear(s.cur)
-	clear(s.sockets)
-	s.holders = s.holders[:0]
-	procs, notes, err := s.walk(&tree)
+	procs, notes, err := s.walkAll(&tree)
 	if err != nil {
 		return Tree{}, fmt.Errorf("sample process tree of PID %d: %w", s.root, err)
 	}
@@ -114,8 +122,35 @@ func (s *Sampler) Sample() (Tree, error) {
 	return tree, nil
 }
 
+// walkAll walks the tree through the children lists and, when that walk
+// lost a member of the previous sample that still runs in the tree, again
+// through a full scan of /proc (complete_linux.go). A member neither walk
+// finds makes the sample incomplete.
+func (s *Sampler) walkAll(tree *Tree) ([]Proc, []evidence, error) {
+	complete := tree.Complete
+	procs, notes, err := s.walk(tree)
+	if err != nil || s.lostMember() == 0 {
+		return procs, notes, err
+	}
+	if err := s.scanParents(); err != nil {
+		tree.Complete = false
+		return procs, notes, nil
+	}
+	s.scanning = true
+	defer func() { s.scanning = false }()
+	tree.Complete = complete
+	procs, notes, err = s.walk(tree)
+	if err == nil && s.lostMember() != 0 {
+		tree.Complete = false
+	}
+	return procs, notes, err
+}
+
 // walk visits the root's descendants breadth first, parents before children.
 func (s *Sampler) walk(tree *Tree) ([]Proc, []evidence, error) {
+	clear(s.cur)
+	clear(s.sockets)
+	s.holders = s.holders[:0]
 	rootDir, err := s.files.openPID(s.root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open /proc/%d: %w", s.root, err)
@@ -391,6 +426,9 @@ func (s *Sampler) readDetails(pid, dir int, state byte, threads int) (*details, 
 // belong to the thread that forked them, so a multi-threaded parent (the
 // supervisor itself) needs all its threads read; threads <= 0 means unknown.
 func (s *Sampler) appendChildren(queue []int, dir, pid, threads int) ([]int, error) {
+	if s.scanning {
+		return append(queue, s.scanned[pid]...), nil
+	}
 	s.threads = s.threads[:0]
 	if threads == 1 {
 		s.threads = append(s.threads, pid)
@@ -419,7 +457,7 @@ func (s *Sampler) appendChildren(queue []int, dir, pid, threads int) ([]int, err
 			continue
 		}
 		for _, field := range bytes.Fields(b) {
-			if child, ok := atoi(field); ok {
+			if child, ok := atoi(field); ok && !s.listsOmit[child] {
 				queue = append(queue, child)
 			}
 		}
