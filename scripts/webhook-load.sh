@@ -21,7 +21,7 @@
 # RLIMIT_NOFILE 256).
 #
 # The receiver and runner are separate processes of the test binary: the
-# same receiver.Serve and watch.Runner that `hangdog serve` and
+# same receiver.Serve and watch.HomeRunner that `hangdog serve` and
 # `hangdog __watch` run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
