@@ -101,18 +101,7 @@ func (s controlServer) Detach(proto.DetachRequest) (proto.Detach, error) {
 // too (its client sees the server gone).
 func (s controlServer) Kill(req proto.KillRequest) (proto.Result, error) {
 	p := s.p
-	sig := syscall.Signal(req.Signal)
-	if sig == 0 {
-		sig = syscall.SIGTERM
-	}
-	grace := time.Duration(req.GraceMS) * time.Millisecond
-	if grace <= 0 {
-		grace = stopGrace
-	}
-	reason := req.Reason
-	if reason == "" {
-		reason = "killed on request"
-	}
+	sig, grace, reason := req.Resolved(stopGrace)
 	select {
 	case <-p.ended:
 		return proto.Result{}, &proto.Refusal{Kind: proto.ErrEnded, Msg: fmt.Sprintf("task %s has ended", p.task.meta.ID)}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -85,20 +84,9 @@ func (c controlServer) Detach(req proto.DetachRequest) (proto.Detach, error) {
 
 func (c controlServer) Kill(req proto.KillRequest) (proto.Result, error) {
 	s := c.s
-	sig := syscall.Signal(req.Signal)
-	if sig == 0 {
-		sig = syscall.SIGTERM
-	}
-	grace := time.Duration(req.GraceMS) * time.Millisecond
-	if grace <= 0 {
-		grace = defaultGrace
-	}
 	// The words are the caller's (which front end, which command);
-	// this is only for a caller that gave none.
-	reason := req.Reason
-	if reason == "" {
-		reason = "killed on request"
-	}
+	// Resolved's are only for a caller that gave none.
+	sig, grace, reason := req.Resolved(defaultGrace)
 	if s.isEnded() {
 		return proto.Result{}, s.endedRefusal()
 	}

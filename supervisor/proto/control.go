@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"syscall"
+	"time"
 )
 
 // Op names an operation on a running task's control socket.
@@ -42,6 +44,23 @@ type KillRequest struct {
 	Signal  int    `json:"signal,omitempty"`   // 0: SIGTERM
 	GraceMS int64  `json:"grace_ms,omitempty"` // 0: the supervisor's default
 	Reason  string `json:"reason,omitempty"`   // the caller's words; "" for the supervisor's
+}
+
+// Resolved is the request with its zero values filled in, as every server
+// of a task's control socket applies them: SIGTERM, defaultGrace, and
+// "killed on request" for a caller that gave no words.
+func (r KillRequest) Resolved(defaultGrace time.Duration) (sig syscall.Signal, grace time.Duration, reason string) {
+	sig, grace, reason = syscall.Signal(r.Signal), time.Duration(r.GraceMS)*time.Millisecond, r.Reason
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	if reason == "" {
+		reason = "killed on request"
+	}
+	return sig, grace, reason
 }
 
 // SendRequest writes Data to the task's terminal.
