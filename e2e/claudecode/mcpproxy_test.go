@@ -24,25 +24,44 @@ var (
 // server behind `hangdog mcp-proxy` under abort-turn, its checks every two
 // seconds (the settings given in the server's env, as docs/agents.md shows).
 func proxyConfig(t *testing.T, root string) string {
+	return stubConfig(t, root, "hangdog", []string{"mcp-proxy", "--name", "stub", "--", stubPath(t)}, map[string]string{
+		"HANGDOG_WATCHDOG_OTHERTOOLS":    "abort-turn",
+		"HANGDOG_WATCHDOG_FIRSTCHECKMIN": "0.0333",
+		"HANGDOG_WATCHDOG_INTERVALMIN":   "0.0333",
+	})
+}
+
+// nullMCPConfig writes the .mcp.json of the nullmcp reference: the test MCP
+// server alone, whose quick tool answers at once and runs nothing, so a call
+// costs only what the client spends on any MCP tool call.
+func nullMCPConfig(t *testing.T, root string) string {
+	return stubConfig(t, root, stubPath(t), nil, nil)
+}
+
+func stubPath(t *testing.T) string {
 	t.Helper()
 	stubOnce.Do(func() { stubBin, stubErr = testbin.MCPStub(binDir) })
 	if stubErr != nil {
 		t.Fatal(stubErr)
 	}
-	cfg := map[string]any{"mcpServers": map[string]any{"stub": map[string]any{
-		"command": "hangdog",
-		"args":    []string{"mcp-proxy", "--name", "stub", "--", stubBin},
-		"env": map[string]string{
-			"HANGDOG_WATCHDOG_OTHERTOOLS":    "abort-turn",
-			"HANGDOG_WATCHDOG_FIRSTCHECKMIN": "0.0333",
-			"HANGDOG_WATCHDOG_INTERVALMIN":   "0.0333",
-		},
-	}}}
-	b, err := json.Marshal(cfg)
+	return stubBin
+}
+
+// stubConfig writes an .mcp.json naming one server, "stub".
+func stubConfig(t *testing.T, root, command string, args []string, env map[string]string) string {
+	t.Helper()
+	server := map[string]any{"command": command}
+	if args != nil {
+		server["args"] = args
+	}
+	if env != nil {
+		server["env"] = env
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"stub": server}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, "proxy.mcp.json")
+	path := filepath.Join(root, "stub.mcp.json")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -158,6 +158,9 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 	if mode == "mcpproxy" { // a stdio server behind `hangdog mcp-proxy`, as docs/agents.md configures it
 		args = append(args, "--mcp-config", proxyConfig(t, root), "--strict-mcp-config")
 	}
+	if mode == "nullmcp" { // the client's own cost of an MCP tool call: a server that answers at once and runs nothing
+		args = append(args, "--mcp-config", nullMCPConfig(t, root), "--strict-mcp-config", "--disallowedTools", "Bash")
+	}
 	if sc.perm == "default" {
 		args = append(args, "--permission-mode", "default")
 	} else {

@@ -173,6 +173,9 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		input = m
 	}
+	if a.mode == "nullmcp" && name == "Bash" { // the stub's quick tool echoes the command and runs nothing
+		name, input = "mcp__stub__quick", map[string]any{"text": input["command"]}
+	}
 	id := fmt.Sprintf("toolu_standin_%02d_%d", n, now.UnixNano()%1e9)
 	a.mu.Lock()
 	a.sent[id] = time.Now()
