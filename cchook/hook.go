@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/taskctl"
@@ -30,19 +28,11 @@ type Input struct {
 	StopHookActive bool           `json:"stop_hook_active"`
 }
 
-// The tools the hooks serve.
-const (
-	toolBash    = "Bash"
-	toolMCPBash = "mcp__hangdog__bash"
-	// toolPluginMCPBash is the same tool served by the hangdog plugin's
-	// MCP server (plugins/claude-code): Claude Code names a plugin's tools
-	// mcp__plugin_<plugin>_<server>__<tool>.
-	toolPluginMCPBash = "mcp__plugin_hangdog_hangdog__bash"
-)
-
-// isMCPBash reports whether a tool is hangdog's MCP bash, configured by
-// hand or by the plugin.
-func isMCPBash(tool string) bool { return tool == toolMCPBash || tool == toolPluginMCPBash }
+// toolBash is Claude Code's own shell tool, the one the PreToolUse hook
+// rewrites. hangdog's MCP bash needs no hook per call: its server is the
+// session's (`hangdog mcp` under Claude Code), so it tells the session's news
+// and owns its tasks itself.
+const toolBash = "Bash"
 
 // Hook is one `hangdog hook` call.
 type Hook struct {
@@ -131,83 +121,14 @@ func (h *Hook) sessionEnd(ctx context.Context, in Input) error {
 	return nil
 }
 
-// --- PostToolUse (MCP) ---------------------------------------------------
+// --- PostToolUse ---------------------------------------------------------
 
-var (
-	toldLine = regexp.MustCompile(`(?m)^#(\d+) `)
-	taskRef  = regexp.MustCompile(`\b[Tt]ask (t\d+)\b`)
-)
-
-// postToolUse records, for hangdog's MCP bash, the task a call left running
-// and the news the MCP server already gave the model.
+// postToolUse times Claude Code's built-in tools (builtin.go).
 func (h *Hook) postToolUse(in Input) error {
 	if builtinTools[in.ToolName] {
 		return h.postBuiltin(in)
 	}
-	if !isMCPBash(in.ToolName) {
-		return nil
-	}
-	s, err := openSession(h.Reg, in.SessionID)
-	if err != nil {
-		return err
-	}
-	text := responseText(in.ToolResponse)
-	command, _ := in.ToolInput["command"].(string)
-	return s.update(func(r *record) bool {
-		changed := false
-		for _, m := range toldLine.FindAllStringSubmatch(text, -1) {
-			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-				r.Told = append(r.Told, n)
-				changed = true
-			}
-		}
-		if len(r.Told) > toldKept {
-			r.Told = r.Told[len(r.Told)-toldKept:]
-		}
-		var body []string
-		for _, l := range strings.Split(text, "\n") {
-			if !strings.HasPrefix(l, "#") {
-				body = append(body, l)
-			}
-		}
-		b := strings.Join(body, "\n")
-		if m := taskRef.FindStringSubmatch(b); m != nil {
-			kind := waitKindOf("", b)
-			if strings.Contains(b, "Started task") {
-				kind = kindBackground
-			}
-			if len(command) > 200 {
-				command = command[len(command)-200:]
-			}
-			r.Tasks[m[1]] = taskInfo{Kind: kind, Command: command}
-			changed = true
-		}
-		return changed
-	})
-}
-
-// responseText is the text of an MCP tool's response, however nested.
-func responseText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			parts = append(parts, responseText(e))
-		}
-		return strings.Join(parts, "\n")
-	case map[string]any:
-		if t, ok := x["text"].(string); ok {
-			return t
-		}
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			parts = append(parts, responseText(e))
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
+	return nil
 }
 
 // --- what a detached task waits for ------------------------------------

@@ -83,30 +83,6 @@ func TestPermissionDecidesDenyAskAllowInThatOrder(t *testing.T) {
 	}
 }
 
-func TestCdTargetFollowsLeadingCds(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o700)
-	env := func(k string) string {
-		if k == "HOME" {
-			return "/home/someone"
-		}
-		return ""
-	}
-	for _, tc := range []struct{ cmd, want string }{
-		{"cd a", filepath.Join(dir, "a")},
-		{"cd a && cd b && make", filepath.Join(dir, "a", "b")},
-		{`cd "a" ; ls`, filepath.Join(dir, "a")},
-		{"cd missing", ""},
-		{"make && cd a", filepath.Join(dir, "a")},
-		{"ls | cd a", ""},
-		{"cd", "/home/someone"},
-	} {
-		if got := cdTarget(tc.cmd, dir, env); got != tc.want {
-			t.Errorf("cdTarget(%q) = %q, want %q", tc.cmd, got, tc.want)
-		}
-	}
-}
-
 func TestKeyIsAValidSessionAndConsumerName(t *testing.T) {
 	for _, id := range []string{"", "4f1c2d3e-aaaa-bbbb-cccc-0123456789ab", "a/b c", string(make([]byte, 200))} {
 		k := Key(id)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,9 +21,6 @@ const sessionsDir = "claude-sessions"
 
 // maxKey keeps "claude-"+key a valid consumer name (64 characters).
 const maxKey = 57
-
-// toldKept bounds the event numbers remembered as told by the MCP server.
-const toldKept = 500
 
 // Key is a Claude Code session id made safe for a file and consumer name.
 func Key(sessionID string) string {
@@ -55,9 +51,9 @@ type taskInfo struct {
 
 // record is a session's state between hook calls.
 type record struct {
+	// Tasks are the rewritten Bash calls moved to the background, with
+	// what the watchdog saw them wait for.
 	Tasks map[string]taskInfo `json:"tasks"`
-	Told  []int64             `json:"told"` // events the MCP server put in a result
-	Cwd   string              `json:"cwd,omitempty"`
 	// Started holds when each built-in tool call in flight started, by
 	// tool_use_id (builtin.go).
 	Started map[string]time.Time `json:"started,omitempty"`
@@ -147,22 +143,18 @@ func (s *session) start() error {
 // takeNews hands the session's undelivered news to tell, which writes it
 // where the model reads it; the cursor moves only after tell returned nil,
 // so a crash in between repeats news but never loses it. The session's
-// news: events of tasks it owns or recorded (its MCP tasks), not those the
-// MCP server already told, and no detach (the call's own result says it).
+// news: events of the tasks it owns (its MCP server's too: the server is
+// the session's consumer, so what it told is behind the cursor already),
+// and no detach (the call's own result says it).
 func (s *session) takeNews(tell func([]bgtasks.Event) error) error {
 	return s.reg.WithConsumer(s.owner(), func() error {
 		evs, err := s.reg.Undelivered(s.owner())
 		if err != nil || len(evs) == 0 {
 			return err
 		}
-		r, err := s.read()
-		if err != nil {
-			return err
-		}
 		var mine []bgtasks.Event
 		for _, e := range evs {
-			_, recorded := r.Tasks[e.TaskID]
-			if (e.Owner == s.owner() || recorded) && e.Kind != bgtasks.EventDetached && !slices.Contains(r.Told, e.Seq) {
+			if e.Owner == s.owner() && e.Kind != bgtasks.EventDetached {
 				mine = append(mine, e)
 			}
 		}

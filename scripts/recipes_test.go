@@ -333,25 +333,6 @@ func TestPreToolUseLeavesShellStateCommandsAlone(t *testing.T) {
 	}
 }
 
-func TestMCPBashCallsKeepTheSessionCwd(t *testing.T) {
-	w := newWorld(t)
-	os.MkdirAll(filepath.Join(w.project, "sub", "deep"), 0o700)
-	call := func(command string) map[string]any {
-		return map[string]any{"session_id": "m1", "hook_event_name": "PreToolUse", "tool_name": "mcp__hangdog__bash",
-			"tool_input": map[string]any{"command": command}}
-	}
-	if h := w.pre(call("cd sub && make")).HookSpecificOutput; h.UpdatedInput != nil {
-		t.Errorf("the first call runs where Claude Code is: %+v", h)
-	}
-	h := w.pre(call("cd deep")).HookSpecificOutput
-	if h.UpdatedInput["cwd"] != filepath.Join(w.project, "sub") {
-		t.Errorf("after `cd sub && make`: cwd %v", h.UpdatedInput)
-	}
-	if h := w.pre(call("pwd")).HookSpecificOutput; h.UpdatedInput["cwd"] != filepath.Join(w.project, "sub", "deep") || h.UpdatedInput["command"] != "pwd" {
-		t.Errorf("after `cd deep`: %v", h.UpdatedInput)
-	}
-}
-
 // runDetached runs a command the way a rewritten Bash call does, detached
 // after a second; its task id.
 func (w *world) runDetached(session, command string) string {
@@ -540,7 +521,7 @@ func TestClaudeCodeSettingsSnippetWiresTheHook(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("settings.json: %v", err)
 	}
-	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|mcp__hangdog__bash|WebFetch|WebSearch|Task|Agent", "PostToolUse": "mcp__hangdog__bash|WebFetch|WebSearch|Task|Agent", "SessionEnd": "", "Stop": ""}
+	matchers := map[string]string{"SessionStart": "", "PreToolUse": "Bash|WebFetch|WebSearch|Task|Agent", "PostToolUse": "WebFetch|WebSearch|Task|Agent", "SessionEnd": "", "Stop": ""}
 	for event, matcher := range matchers {
 		groups := s.Hooks[event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 || groups[0].Hooks[0].Command != "hangdog hook" {
@@ -644,5 +625,60 @@ func TestSessionEndStopsTheSessionsTasks(t *testing.T) {
 	w.hook(map[string]any{"hook_event_name": "SessionEnd", "session_id": "s-other", "cwd": w.project, "reason": "exit"})
 	if st := state(theirs); !st.Ended() {
 		t.Errorf("the second session's task is %s after its end", st)
+	}
+}
+
+// An MCP server started by Claude Code (its session id in the environment)
+// is the session's: the Stop hook waits for the background task it started
+// and tells its end, and news the server already put in a result is not
+// told again, with no hook on the MCP bash calls.
+func TestMCPServerOfAClaudeCodeSessionSharesItWithTheHooks(t *testing.T) {
+	w := newWorld(t)
+	w.hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "m2"})
+	c := exec.Command(hangdog(), "mcp")
+	c.Env, c.Dir = append(w.env, "CLAUDE_CODE_SESSION_ID=m2"), w.project
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "session-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: c}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	bash := func(args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: args})
+		if err != nil || res.IsError || len(res.Content) == 0 {
+			t.Fatalf("bash %v: %v %+v", args, err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	taskID := regexp.MustCompile(`task (t\d+)`)
+	// A quick background task: its end is told by the server's next result.
+	first := taskID.FindStringSubmatch(bash(map[string]any{"command": "echo first-done", "run_in_background": true}))
+	if first == nil {
+		t.Fatal("no task id for the first background task")
+	}
+	w.endEvent(first[1])
+	if out := bash(map[string]any{"command": "true"}); !strings.Contains(out, "Background task "+first[1]) {
+		t.Fatalf("the server's next result did not tell %s's end: %q", first[1], out)
+	}
+	// A background task that ends once a marker appears, after Stop began:
+	// the hook waits for it, tells it, and not the one the server told.
+	marker := filepath.Join(w.project, "go-on")
+	second := taskID.FindStringSubmatch(bash(map[string]any{"command": fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo second-done", marker), "run_in_background": true}))
+	if second == nil {
+		t.Fatal("no task id for the second background task")
+	}
+	time.AfterFunc(1500*time.Millisecond, func() { os.WriteFile(marker, nil, 0o600) })
+	t0 := time.Now()
+	out, code := w.stop("m2", "HANGDOG_STOP_WAIT=60s")
+	if took := time.Since(t0); code != 0 || took < time.Second || !strings.Contains(out, "Background task "+second[1]) || !strings.Contains(out, "second-done") {
+		t.Fatalf("Stop should have waited %v for the MCP task %s and told it: exit %d %q", took, second[1], code, out)
+	}
+	if strings.Contains(out, "Background task "+first[1]) {
+		t.Errorf("Stop told again what the server had told: %q", out)
+	}
+	if out := bash(map[string]any{"command": "true"}); strings.Contains(out, "Background task "+second[1]) {
+		t.Errorf("the server told again what the Stop hook had told: %q", out)
 	}
 }

@@ -45,7 +45,11 @@ top of the session's next tool result, each once. The session is a consumer
 of the event log (` + "`hangdog events`" + `); its cursor moves only after the result
 carrying an event has been written, so a crash can repeat an event, never
 lose one. Each session gets a fresh consumer name unless --consumer is given:
-pass the same name to keep the cursor across restarts of the harness.
+pass the same name to keep the cursor across restarts of the harness. Started
+by Claude Code (` + "`$" + claudeSessionEnv + "`" + ` set), the session is that Claude Code
+session's, claude-<session id>, the one hangdog's hooks use: its tasks are
+the session's, the Stop hook waits for those that end by themselves, and the
+model is told each event once, whichever of them tells it.
 
 Within a session, a bash call with no cwd runs in the directory the previous
 call ended in (cd carries over); --carry-exports carries its exports too.
@@ -60,6 +64,12 @@ every result.`,
 			reg, err := openRegistry()
 			if err != nil {
 				return err
+			}
+			if consumer == "" {
+				// The hooks' consumer: one cursor says what the model was
+				// told, whichever told it (a session name of
+				// $HANGDOG_SESSION may be no valid consumer name).
+				consumer = claudeSession()
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
 				Registry: reg,
@@ -86,7 +96,7 @@ every result.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&consumer, "consumer", "", "event-log consumer name for this session's notifications (default: a fresh mcp-<pid>-<time> name)")
+	cmd.Flags().StringVar(&consumer, "consumer", "", "event-log consumer name for this session's notifications (default: under Claude Code its session's, claude-<session id>; else a fresh mcp-<pid>-<time> name)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "give every tool an outputSchema and every result structuredContent (status, exit_code, task_id, output…), for a harness that reads fields; Claude Code and Codex then show the model the JSON instead of the text")
 	cmd.Flags().BoolVar(&carryExports, "carry-exports", false, "set the variables a bash call exports again in the session's later calls (the cwd always carries over)")
 	cmd.Flags().DurationVar(&maxWait, "max-wait", mcpserver.DefaultMaxWait, "longest a tool call may block: a bash call still running then is detached, bg_wait returns; keep it below your client's tool timeout (0: no limit)")

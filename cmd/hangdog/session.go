@@ -47,10 +47,19 @@ func envSession() (name, from string) {
 	if name = os.Getenv(sessionEnv); name != "" {
 		return name, sessionEnv
 	}
-	if id := os.Getenv(claudeSessionEnv); id != "" {
-		return cchook.Owner(cchook.Key(id)), claudeSessionEnv
+	if name = claudeSession(); name != "" {
+		return name, claudeSessionEnv
 	}
 	return "", sessionEnv
+}
+
+// claudeSession is the session of the Claude Code session this process
+// runs in, claude-ID, or "" outside one.
+func claudeSession() string {
+	if id := os.Getenv(claudeSessionEnv); id != "" {
+		return cchook.Owner(cchook.Key(id))
+	}
+	return ""
 }
 
 // callerScope is whose tasks and events a CLI call sees: its session's,
