@@ -2,7 +2,8 @@
 # bench-registry.sh — what reading a big home costs: an event log of
 # 100,000 events (~47 MB) and 5,000 ended tasks, read by two builds of
 # hangdog in the same run (BEFORE, a git revision, and this work tree),
-# calls interleaved. Prints the median wall time of each command and its
+# calls interleaved, and Claude Code's SessionStart and Stop hooks
+# (`hangdog hook`, JSON on stdin). Prints the median wall time of each command and its
 # peak RSS (the largest of the runs); `--version` is the floor, what
 # starting the program costs.
 #
@@ -75,32 +76,44 @@ import os, resource, statistics, subprocess, sys, time
 tmp, runs = sys.argv[1], int(sys.argv[2])
 home = os.environ["HANGDOG_HOME"]
 cursor = home + "/consumers/bench.cursor"
+claude_cursor = home + "/consumers/claude-bench.cursor"
 cases = [
-    ("--version (start-up floor)", ["--version"]),
-    ("events --consumer X (100 new)", ["events", "--consumer", "bench", "--all", "--json"]),
-    ("events --since LAST-1 --json", ["events", "--all", "--json", "--since", "99999"]),
-    ("events --json (all 100,000)", ["events", "--all", "--json"]),
-    ("bg ls (5,000 ended)", ["bg", "ls"]),
-    ("bg ls --json", ["bg", "ls", "--json"]),
-    ("bg ls --all (every task)", ["bg", "ls", "--all"]),
-    ("bg ls --json --all", ["bg", "ls", "--json", "--all"]),
+    ("--version (start-up floor)", ["--version"], None),
+    ("events --consumer X (100 new)", ["events", "--consumer", "bench", "--all", "--json"], None),
+    ("events --since LAST-1 --json", ["events", "--all", "--json", "--since", "99999"], None),
+    ("events --json (all 100,000)", ["events", "--all", "--json"], None),
+    ("bg ls (5,000 ended)", ["bg", "ls"], None),
+    ("bg ls --json", ["bg", "ls", "--json"], None),
+    ("bg ls --all (every task)", ["bg", "ls", "--all"], None),
+    ("bg ls --json --all", ["bg", "ls", "--json", "--all"], None),
+    # Claude Code's hooks as it runs them: JSON on stdin. SessionStart
+    # learns where the log ends; Stop passes over 100 new events (none the
+    # session's) and looks for the session's live tasks among 5,000 ended.
+    ("hook SessionStart (100,000 ev.)", ["hook"], b'{"hook_event_name":"SessionStart","session_id":"bench","cwd":"/"}'),
+    ("hook Stop (5,000 ended, 100 new)", ["hook"], b'{"hook_event_name":"Stop","session_id":"bench","cwd":"/"}'),
 ]
 res = {}
 for r in range(runs):
-    for name, args in cases:
+    for name, args, stdin in cases:
         for side in ("before", "after"):
-            with open(cursor, "w") as f:
-                f.write("99900\n")
+            for c in (cursor, claude_cursor):
+                with open(c, "w") as f:
+                    f.write("99900\n")
             t = time.perf_counter()
             p = subprocess.Popen([tmp + "/" + side + "/hangdog"] + args, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, cwd=tmp + "/app")
+                                 stderr=subprocess.DEVNULL, cwd=tmp + "/app",
+                                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                 env=dict(os.environ, HANGDOG_STOP_WAIT="0"))
+            if stdin:
+                p.stdin.write(stdin)
+                p.stdin.close()
             _, status, ru = os.wait4(p.pid, 0)
             dt = time.perf_counter() - t
             if status != 0:
                 sys.exit("%s %s failed: %d" % (side, args, status))
             res.setdefault((name, side), []).append((dt, ru.ru_maxrss))
 print("%-32s %12s %12s %8s %10s %10s" % ("command", "before ms", "after ms", "ratio", "before MB", "after MB"))
-for name, _ in cases:
+for name, _, _ in cases:
     b = res[(name, "before")]
     a = res[(name, "after")]
     bm = statistics.median(x[0] for x in b) * 1000
