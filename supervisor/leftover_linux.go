@@ -5,6 +5,7 @@ package supervisor
 import (
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +29,7 @@ func (s *supervisor) keepLeftOver(status unix.WaitStatus, exitAt time.Time) time
 	// caller is told; the reader keeps running, as the left-over processes
 	// may still write.
 	s.waitQuiet(exitAt)
-	left := leftProcs(s.self)
+	left := settledLeftProcs(s.self)
 	if len(left) == 0 {
 		return exitAt
 	}
@@ -75,15 +76,55 @@ func (s *supervisor) waitQuiet(exitAt time.Time) {
 	}
 }
 
-// leftProcs lists the live processes of the tree with what they listen on.
-func leftProcs(root int) []proto.LeftProc {
-	tree, err := sampler.New(root, nil).Sample()
+// What a command left is told once it holds still. A process caught on its
+// way to the program it will be is not yet what was left: a version
+// manager's shim (pyenv, rbenv, asdf) runs a series of short helpers before
+// it execs the real interpreter, and a server still starting up has not
+// bound its port, so has no address to tell. Settled is what a server
+// waiting for connections, or a daemon waiting for work, looks like: the
+// same processes as a step before, each asleep (state S: not running nor
+// waiting for a CPU, which on a busy machine a starting program mostly
+// does), using next to no CPU over the step. So the tree is
+// sampled every leftSettleStep until it is settled, for at most
+// leftSettleMax after the first sample; what runs then is told as it is.
+const (
+	leftSettleStep = 100 * time.Millisecond
+	leftSettleMax  = 3 * time.Second
+	// leftIdleCPU is the most CPU (percent of a core, all the processes
+	// together, over a step) a settled tree uses: a clock tick or so.
+	leftIdleCPU = 10.0
+)
+
+// settledLeftProcs lists the live processes of the tree, with what they
+// listen on, once the tree has settled (see above).
+func settledLeftProcs(root int) []proto.LeftProc {
+	smp := sampler.New(root, nil)
+	deadline := time.Now().Add(leftSettleMax)
+	left, _, _ := sampleLeft(smp)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		time.Sleep(leftSettleStep)
+		next, cpu, asleep := sampleLeft(smp)
+		if sameLeft(left, next) && asleep && cpu < leftIdleCPU {
+			return next
+		}
+		left = next
+	}
+	return left
+}
+
+// sampleLeft samples the tree: its processes with what they listen on, the
+// CPU they used since the sampler's previous sample, and whether each is
+// asleep.
+func sampleLeft(smp *sampler.Sampler) (left []proto.LeftProc, cpu float64, asleep bool) {
+	tree, err := smp.Sample()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hangdog supervisor: list the processes left running:", err)
-		return nil
+		return nil, 0, false
 	}
-	var out []proto.LeftProc
+	asleep = true
 	for _, p := range tree.Procs {
+		cpu += p.CPUPercent
+		asleep = asleep && p.State == 'S'
 		lp := proto.LeftProc{PID: p.PID, Argv: p.Argv}
 		if len(lp.Argv) == 0 {
 			lp.Argv = []string{p.Comm}
@@ -93,9 +134,17 @@ func leftProcs(root int) []proto.LeftProc {
 				lp.Listening = append(lp.Listening, sk.Local)
 			}
 		}
-		out = append(out, lp)
+		left = append(left, lp)
 	}
-	return out
+	return left, cpu, asleep
+}
+
+// sameLeft says whether two lists name the same processes, running the
+// same programs and listening on the same addresses.
+func sameLeft(a, b []proto.LeftProc) bool {
+	return slices.EqualFunc(a, b, func(x, y proto.LeftProc) bool {
+		return x.PID == y.PID && slices.Equal(x.Argv, y.Argv) && slices.Equal(x.Listening, y.Listening)
+	})
 }
 
 func exitCodeOf(ws unix.WaitStatus) int {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +62,29 @@ func TestLeftRunningServerIsKeptAndReported(t *testing.T) {
 	eventually(t, "no process of this home to be left", 10*time.Second, func() bool {
 		return len(e.processes()) == 0
 	})
+}
+
+// What a command left is described once it holds still: a server reached
+// through a version manager's shim, which runs a series of short helpers
+// before it execs the interpreter (pyenv's take 0.25-0.5 s here), is
+// reported as the server with its address, not as a helper that was
+// running when the command exited.
+func TestLeftRunningIsDescribedOnceItSettles(t *testing.T) {
+	e := newEnv(t)
+	py, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	shim := fmt.Sprintf(`sh -c 'for i in 1 2 3 4 5 6 7 8; do sh -c "sleep 0.05"; done; exec %s -m http.server 0 --bind 127.0.0.1' & exit 0`, strings.TrimSpace(string(py)))
+	rep := decodeReport(t, e.run("run", "--json", "--", shim).stdout)
+	defer e.run("bg", "kill", rep.TaskID)
+	if len(rep.LeftRunning) != 1 || len(rep.LeftRunning[0].Listening) != 1 ||
+		!strings.Contains(strings.Join(rep.LeftRunning[0].Argv, " "), "http.server") {
+		t.Fatalf("left running %+v, want the http.server with its address", rep.LeftRunning)
+	}
+	if !strings.Contains(rep.Reason, rep.LeftRunning[0].Listening[0]) {
+		t.Errorf("reason %q does not name the address", rep.Reason)
+	}
 }
 
 // Left-over processes that end by themselves end the task: its result is
