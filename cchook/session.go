@@ -51,8 +51,9 @@ type taskInfo struct {
 
 // record is a session's state between hook calls.
 type record struct {
-	// Tasks are the rewritten Bash calls moved to the background, with
-	// what the watchdog saw them wait for.
+	// Tasks are the tasks the session's calls left running (a rewritten
+	// Bash call moved to the background, an MCP bash call detached or
+	// started in the background), with what they wait for.
 	Tasks map[string]taskInfo `json:"tasks"`
 	// Started holds when each built-in tool call in flight started, by
 	// tool_use_id (builtin.go).
@@ -123,6 +124,23 @@ func (s *session) read() (*record, error) {
 		r.Tasks = map[string]taskInfo{}
 	}
 	return r, nil
+}
+
+// NoteLeftRunning records, for the Stop hook of the Claude Code session
+// sessionID, a task one of its MCP bash calls left running: started in the
+// background (started), or detached for what the watchdog saw (wait, its
+// kind, and reason, the detach's words). `hangdog mcp` calls it when Claude
+// Code started it, as a rewritten Bash call records the tasks it moves.
+func NoteLeftRunning(reg *bgtasks.Registry, sessionID, taskID, command, wait, reason string, started bool) error {
+	s, err := openSession(reg, sessionID)
+	if err != nil {
+		return err
+	}
+	kind := kindBackground
+	if !started {
+		kind = waitKindOf(wait, reason)
+	}
+	return s.addTask(taskID, kind, command)
 }
 
 // addTask records a task the session started.

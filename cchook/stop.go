@@ -90,32 +90,22 @@ func parseWait(v string) time.Duration {
 	return defaultStopWait
 }
 
-// waitable says whether one of the session's tasks runs that can end by
-// itself: moved to the background for time, or started in the background
-// (by a rewritten Bash call or the session's MCP server), and listening on
-// no TCP port (a server never ends by itself).
+// waitable says whether one of the tasks the session's calls left running
+// runs that can end by itself: moved to the background for time, or
+// started in the background, and listening on no TCP port (a server never
+// ends by itself). A task the agent started otherwise (`hangdog bg run`) is
+// not waited for: the plugin's monitor tells its end when it comes.
 func (h *Hook) waitable(s *session) bool {
 	r, err := s.read()
 	if err != nil {
 		return false
 	}
-	live, _, err := h.Reg.Recent(func(t *bgtasks.Task) bool { return t.Owner == s.owner() }, 0)
-	if err != nil {
-		return false
-	}
-	for _, t := range live {
-		if t.Mode != bgtasks.Background || (t.State() != bgtasks.Running && t.State() != bgtasks.Starting) {
-			continue // a call in flight is not waited for: the turn has ended
+	for id, info := range r.Tasks {
+		if info.Kind != kindTime && info.Kind != kindBackground {
+			continue
 		}
-		// A rewritten Bash call recorded what the watchdog saw it wait for;
-		// otherwise the reason it was detached for says it.
-		kind := kindBackground
-		if info, ok := r.Tasks[t.ID]; ok {
-			kind = info.Kind
-		} else if t.DetachedAt != nil {
-			kind = waitKindOf("", t.DetachReason)
-		}
-		if kind != kindTime && kind != kindBackground {
+		t, err := h.Reg.Get(id)
+		if err != nil || (t.State() != bgtasks.Running && t.State() != bgtasks.Starting) {
 			continue
 		}
 		if waitKindOf("", t.DetachReason) != kindTime {

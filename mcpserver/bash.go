@@ -83,6 +83,11 @@ func (s *Server) bash(ctx context.Context, in bashInput) toolResult {
 		if w := strings.TrimSpace(warnings.String()); w != "" {
 			res.task.Warnings = append(strings.Split(w, "\n"), res.task.Warnings...)
 		}
+		if st := res.task.Status; s.cfg.LeftRunning != nil && (st == "started" || st == "detached") {
+			if err := s.cfg.LeftRunning(link.TaskID, in.Command, res.task.Wait, res.task.Reason, st == "started"); err != nil {
+				s.logError(fmt.Errorf("record task %s for the session: %w", link.TaskID, err))
+			}
+		}
 	}
 	return res
 }

@@ -37,6 +37,12 @@ type Config struct {
 	// the notifications and next steps), so it is for harnesses that read
 	// the fields.
 	Structured bool
+	// LeftRunning, when set, is told of each task a bash call leaves
+	// running: started in the background, or detached (wait and reason
+	// say for what). `hangdog mcp` started by Claude Code records it for
+	// the session's Stop hook, which waits for the ones that can end by
+	// themselves.
+	LeftRunning func(taskID, command, wait, reason string, started bool) error
 	// Version is reported to clients; empty means "dev".
 	Version string
 	// Log receives the server's own problems (stderr for stdio servers);

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/hangdog/hangdog/cchook"
 	"github.com/hangdog/hangdog/mcpserver"
 )
 
@@ -65,11 +66,17 @@ every result.`,
 			if err != nil {
 				return err
 			}
-			if consumer == "" {
-				// The hooks' consumer: one cursor says what the model was
-				// told, whichever told it (a session name of
-				// $HANGDOG_SESSION may be no valid consumer name).
+			// Under Claude Code, the session is Claude Code's: the hooks'
+			// consumer, so one cursor says what the model was told,
+			// whichever told it, and the tasks its calls leave running are
+			// recorded for the Stop hook. (A session name of
+			// $HANGDOG_SESSION may be no valid consumer name.)
+			var leftRunning func(taskID, command, wait, reason string, started bool) error
+			if id := os.Getenv(claudeSessionEnv); consumer == "" && id != "" {
 				consumer = claudeSession()
+				leftRunning = func(taskID, command, wait, reason string, started bool) error {
+					return cchook.NoteLeftRunning(reg, id, taskID, command, wait, reason, started)
+				}
 			}
 			srv, err := mcpserver.New(mcpserver.Config{
 				Registry: reg,
@@ -81,6 +88,7 @@ every result.`,
 				OutputLimit:  outputLimit,
 				CarryExports: carryExports,
 				Structured:   structured,
+				LeftRunning:  leftRunning,
 				Log:          os.Stderr,
 			})
 			if err != nil {
