@@ -4,16 +4,16 @@ package claudecode
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // scenario is a scripted session; check asserts on each mode's run.
@@ -81,7 +81,7 @@ func TestClaudeCode(t *testing.T) {
 					t.Logf("%s: as known, claude -p did not end by itself (exit %d, %.1f s after its final turn)", mode, r.rc, r.afterFinal.Seconds())
 				} else if r.rc != 0 {
 					t.Errorf("%s: claude -p exited %d", mode, r.rc)
-				} else if r.afterFinal > time.Duration(float64(slowest)*loadScale()) {
+				} else if r.afterFinal > time.Duration(float64(slowest)*testbin.LoadScale()) {
 					t.Errorf("%s: claude -p ended %.1f s after its final turn, want < %v", mode, r.afterFinal.Seconds(), slowest)
 				}
 				want := 0
@@ -128,21 +128,10 @@ func first(t *testing.T, r *run, n int) result {
 // their cores with builds), so a slow machine is not taken for a hang.
 func within(t *testing.T, r *run, x result, limit time.Duration) {
 	t.Helper()
-	scaled := time.Duration(float64(limit) * loadScale())
+	scaled := time.Duration(float64(limit) * testbin.LoadScale())
 	if x.Wall > scaled {
 		t.Errorf("%s: call %d took %.1f s, want < %v (%v at this load): %s", r.mode, x.Turn, x.Wall.Seconds(), limit, scaled.Round(100*time.Millisecond), line(x.Text))
 	}
-}
-
-// loadScale is the 1-minute load average per core, at least 1.
-func loadScale() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	var load float64
-	if err != nil || len(strings.Fields(string(b))) == 0 {
-		return 1
-	}
-	fmt.Sscan(strings.Fields(string(b))[0], &load)
-	return max(1, load/float64(runtime.NumCPU()))
 }
 
 func contains(t *testing.T, r *run, x result, want ...string) {

@@ -253,7 +253,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	}
 	// The background build ends while the session idles: a turn.
 	ended := regexp.MustCompile(`hangdog: #(\d+) Background task t\d+ [^\n]*finished: exit 0[^\n]* ⏎ built-it`)
-	s, at, ok := waitText(a, ended, time.Time{}, time.Duration(float64(wakeLimit)*loadScale()))
+	s, at, ok := waitText(a, ended, time.Time{}, time.Duration(float64(wakeLimit)*testbin.LoadScale()))
 	if !ok {
 		t.Fatalf("no request carried the end of the session's background task; screen:\n%s", x.screen())
 	}
@@ -273,7 +273,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	var told []string
 	for i, v := range []string{"v2\n", "v3\n", "v4\n"} {
 		t0 := fire(v)
-		s, at, ok := waitText(a, fired, t0, time.Duration(float64(wakeLimit)*loadScale()))
+		s, at, ok := waitText(a, fired, t0, time.Duration(float64(wakeLimit)*testbin.LoadScale()))
 		if !ok {
 			t.Fatalf("change %d: no request carried the watcher's fire within %v; screen:\n%s", i+1, wakeLimit, x.screen())
 		}
@@ -292,7 +292,7 @@ func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	time.Sleep(5 * time.Second) // the fire is in the log, nobody listening
 	x.start(env, "--dangerously-skip-permissions", "--continue")
 	var s2 string
-	deadline = time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
+	deadline = time.Now().Add(time.Duration(float64(60*time.Second) * testbin.LoadScale()))
 	for s2 == "" && time.Now().Before(deadline) {
 		texts, at := a.timedTexts()
 		for i, s := range texts {

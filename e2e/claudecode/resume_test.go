@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // The wake recipe for a headless Claude Code session, as `hangdog wake
@@ -66,7 +68,7 @@ func TestWakeResumesHeadlessClaude(t *testing.T) {
 	}
 	told := func(t0 time.Time, what string) string {
 		t.Helper()
-		s, at, ok := waitText(a, mark, t0, time.Duration(float64(60*time.Second)*loadScale()))
+		s, at, ok := waitText(a, mark, t0, time.Duration(float64(60*time.Second)*testbin.LoadScale()))
 		if !ok {
 			texts, _ := a.timedTexts()
 			t.Fatalf("%s: no turn carried the watcher's fire; the model was sent %q\nevents:\n%s\nthe worker's log:\n%s", what, texts,
@@ -149,7 +151,7 @@ func (w *world) workerLog() string {
 func (w *world) waitIdle(t *testing.T) {
 	t.Helper()
 	path := filepath.Join(w.hdHome, "wake", "agent.json")
-	deadline := time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
+	deadline := time.Now().Add(time.Duration(float64(60*time.Second) * testbin.LoadScale()))
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(path); os.IsNotExist(err) {
 			return

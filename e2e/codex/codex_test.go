@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -173,15 +172,6 @@ func outputText(raw json.RawMessage) string {
 	return strings.Join(b, "\n")
 }
 
-// loadScale is the 1-minute load average per core, at least 1: time limits
-// grow with it on a shared machine.
-func loadScale() float64 {
-	b, _ := os.ReadFile("/proc/loadavg")
-	var load float64
-	fmt.Sscan(string(b), &load)
-	return max(1, load/float64(runtime.NumCPU()))
-}
-
 // home is a throw-away HOME, CODEX_HOME, hangdog home and work dir for
 // `codex exec` with hangdog as its MCP server, configured as
 // scripts/mcp-config/codex-config.toml says, and the stand-in as its model.
@@ -297,10 +287,10 @@ func TestCodexRunsHangdogBash(t *testing.T) {
 					t.Errorf("the model saw %q, which lacks %q", x.Text, w)
 				}
 			}
-			if limit := time.Duration(float64(tc.limit) * loadScale()); x.Wall > limit {
+			if limit := time.Duration(float64(tc.limit) * testbin.LoadScale()); x.Wall > limit {
 				t.Errorf("the call took %.1f s, want < %v (%v at this load)", x.Wall.Seconds(), tc.limit, limit)
 			}
-			if limit := time.Duration(float64(30*time.Second) * loadScale()); afterFinal > limit {
+			if limit := time.Duration(float64(30*time.Second) * testbin.LoadScale()); afterFinal > limit {
 				t.Errorf("codex exec ended %.1f s after its final turn", afterFinal.Seconds())
 			}
 		})

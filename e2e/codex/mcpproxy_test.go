@@ -48,7 +48,7 @@ env = { HANGDOG_WATCHDOG_OTHERTOOLS = "abort-turn", HANGDOG_WATCHDOG_FIRSTCHECKM
 	}
 	if x := outs[0]; !strings.Contains(x.Text, "aborted this call of deadlock") || !strings.Contains(x.Text, "no CPU") {
 		t.Errorf("the model saw %q, want the abort and what was seen", x.Text)
-	} else if limit := time.Duration(float64(20*time.Second) * loadScale()); x.Wall > limit {
+	} else if limit := time.Duration(float64(20*time.Second) * testbin.LoadScale()); x.Wall > limit {
 		t.Errorf("the abort took %.1f s, want < %v", x.Wall.Seconds(), limit)
 	}
 	if !strings.Contains(outs[1].Text, "quick: after") {

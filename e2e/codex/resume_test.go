@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // wakeMark matches the mark of a batch the wake worker hands over.
@@ -72,7 +74,7 @@ func TestWakeResumesCodex(t *testing.T) {
 	// told waits for a request whose newest batch is new, and returns its mark.
 	told := func(t0 time.Time, what string, n int) string {
 		t.Helper()
-		deadline := time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
+		deadline := time.Now().Add(time.Duration(float64(60*time.Second) * testbin.LoadScale()))
 		for time.Now().Before(deadline) {
 			for _, r := range api.requests() {
 				marks := distinct(wakeMark.FindAllStringSubmatch(r.Body, -1))
@@ -204,7 +206,7 @@ func (h *home) workerLog(t *testing.T) string {
 func (h *home) waitIdle(t *testing.T) {
 	t.Helper()
 	path := filepath.Join(h.hd, "wake", "agent.json")
-	deadline := time.Now().Add(time.Duration(float64(60*time.Second) * loadScale()))
+	deadline := time.Now().Add(time.Duration(float64(60*time.Second) * testbin.LoadScale()))
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(path); os.IsNotExist(err) {
 			return
