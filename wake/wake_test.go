@@ -54,7 +54,27 @@ func newWorld(t *testing.T) *world {
 	// it to let the run finish, or kills the run to cut it short.
 	w.run = fmt.Sprintf(`cat >> %s; while [ -e %s ]; do sleep 0.02; done`, w.out, w.slow)
 	w.seen = fmt.Sprintf(`for id in $%s; do grep -q "\"seq\":$id," %s || exit 1; done`, IDsEnv, w.out)
+	// A run outlives its worker by design and writes its exit status into
+	// the home when it ends: it is ended before the home is removed, or
+	// that write races the removal.
+	t.Cleanup(func() { w.endRun() })
 	return w
+}
+
+// endRun kills the run the record names, if any, with its process group,
+// and waits until no process of the group is left; false if there was none.
+func (w *world) endRun() bool {
+	wk := &Worker{Reg: w.reg, Consumer: "agent"}
+	rec, err := wk.readRecord()
+	if err != nil || rec == nil || rec.PID == 0 {
+		return false
+	}
+	_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(-rec.PID, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 func (w *world) start(seen bool) *exec.Cmd {
@@ -109,13 +129,9 @@ func kill9(t *testing.T, cmd *exec.Cmd) {
 // cut short, as by a reboot or an OOM kill.
 func (w *world) killRun() {
 	w.t.Helper()
-	wk := &Worker{Reg: w.reg, Consumer: "agent"}
-	rec, err := wk.readRecord()
-	if err != nil || rec == nil || rec.PID == 0 {
-		w.t.Fatalf("no run in the record: %+v %v", rec, err)
+	if !w.endRun() {
+		w.t.Fatal("no run in the record to kill")
 	}
-	_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
-	w.waitFor("the run to die", func() bool { return syscall.Kill(rec.PID, 0) != nil })
 }
 
 func TestWakeHandsEventsOverOnceAcrossKill9MidRun(t *testing.T) {
