@@ -5,6 +5,7 @@ package codex
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,11 +19,12 @@ import (
 // as the model feels it: from the stand-in's function_call to the request
 // carrying its function_call_output (the stand-in's Wall). Each session
 // makes HANGDOG_E2E_COST_CALLS (default 20) calls of `true`; the first is
-// left out as warm-up (an MCP server's start). Modes run interleaved,
-// round by round, a different one first each round, so a busy machine
-// weighs on all alike. Only with HANGDOG_E2E_COST=ROUNDS:
-// scripts/bench-codex.sh runs it. The target is issue 27's: mcp within
-// 0.8x codex. Every mode runs `codex exec
+// left out as warm-up (an MCP server's start). Modes run interleaved, round
+// by round, a different one first each round, so a busy machine weighs on
+// all alike. Beside each median goes the median "Wall time" Codex writes at
+// the head of the tool's output (its own timing of the call). Only with
+// HANGDOG_E2E_COST=ROUNDS: scripts/bench-codex.sh runs it. The target is
+// issue 27's: mcp within 0.8x codex. Every mode runs `codex exec
 // --dangerously-bypass-approvals-and-sandbox`, as the other tests here do:
 // no approval, no sandbox around Codex's own tool (hangdog's runs none).
 // HANGDOG_E2E_COST_MODES picks modes:
@@ -57,6 +59,7 @@ func TestCallCost(t *testing.T) {
 		}
 	}
 	walls := map[string][]time.Duration{}
+	inside := map[string][]time.Duration{} // the Wall time Codex itself reports for each call
 	perRound := map[string][]string{}
 	for round := range rounds {
 		for i := range modes {
@@ -71,6 +74,10 @@ func TestCallCost(t *testing.T) {
 			var ws []time.Duration
 			for _, x := range outs[1:] { // the first call pays for warming up: not per call
 				ws = append(ws, x.Wall)
+				if m := codexWall.FindStringSubmatch(x.Text); m != nil {
+					s, _ := strconv.ParseFloat(m[1], 64)
+					inside[mode] = append(inside[mode], time.Duration(s*float64(time.Second)))
+				}
 			}
 			walls[mode] = append(walls[mode], ws...)
 			perRound[mode] = append(perRound[mode], fmt.Sprintf("%.1f", ms(median(ws))))
@@ -83,8 +90,8 @@ func TestCallCost(t *testing.T) {
 		if control > 0 {
 			ratio = fmt.Sprintf("%.2fx", float64(m)/float64(control))
 		}
-		line := fmt.Sprintf("cost %-8s median %6.1f ms per call, %s codex (%d calls; per-round medians %s)",
-			mode, ms(m), ratio, len(walls[mode]), strings.Join(perRound[mode], " "))
+		line := fmt.Sprintf("cost %-8s median %6.1f ms per call, %s codex; Codex's own Wall time %5.1f ms (%d calls; per-round medians %s)",
+			mode, ms(m), ratio, ms(median(inside[mode])), len(walls[mode]), strings.Join(perRound[mode], " "))
 		t.Log(line)
 		fmt.Println(line)
 	}
@@ -130,6 +137,10 @@ func costSession(t *testing.T, mode string, calls int, stub string) []output {
 	}
 	return slices.Clone(api.outputs)
 }
+
+// codexWall is the "Wall time: S seconds" Codex puts at the head of every
+// tool's output: its own timing of the call, from its start to its result.
+var codexWall = regexp.MustCompile(`Wall time: ([0-9.]+) seconds`)
 
 func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
