@@ -75,9 +75,10 @@ type output struct {
 	Wall time.Duration
 }
 
-// toolCall is one call the stand-in makes of an MCP server's tool.
+// toolCall is one call the stand-in makes of a tool: an MCP server's, or
+// (no namespace) one of Codex's own.
 type toolCall struct {
-	Namespace, Name string // "mcp__SERVER", the tool
+	Namespace, Name string // "mcp__SERVER" or "", the tool
 	Args            map[string]any
 }
 
@@ -128,7 +129,10 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 			tc.Args = map[string]any{"command": s.commands[calls]}
 		}
 		args, _ := json.Marshal(tc.Args)
-		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": tc.Name, "namespace": tc.Namespace, "arguments": string(args)}
+		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": tc.Name, "arguments": string(args)}
+		if tc.Namespace != "" {
+			item["namespace"] = tc.Namespace
+		}
 		s.mu.Lock()
 		s.sent[id] = time.Now()
 		s.mu.Unlock()
@@ -182,6 +186,12 @@ type home struct {
 
 // newHome's extra is appended to the config (more MCP servers).
 func newHome(t *testing.T, api *standin, extra ...string) *home {
+	return makeHome(t, api, true, extra...)
+}
+
+// makeHome is newHome, with hangdog's MCP server configured or not
+// (Codex alone, or with only the servers in extra).
+func makeHome(t *testing.T, api *standin, withHangdog bool, extra ...string) *home {
 	root, err := os.MkdirTemp("", "cx") // short: hangdog's sockets live under it
 	if err != nil {
 		t.Fatal(err)
@@ -195,10 +205,13 @@ func newHome(t *testing.T, api *standin, extra ...string) *home {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("model = \"gpt-5\"\nmodel_provider = \"standin\"\n\n%s\n"+
-		"[mcp_servers.hangdog.env]\nHANGDOG_HOME = %q\n\n"+
+	servers := ""
+	if withHangdog {
+		servers = fmt.Sprintf("%s\n[mcp_servers.hangdog.env]\nHANGDOG_HOME = %q\n\n", recipe, h.hd)
+	}
+	cfg := fmt.Sprintf("model = \"gpt-5\"\nmodel_provider = \"standin\"\n\n%s"+
 		"[model_providers.standin]\nname = \"standin\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STANDIN_API_KEY\"\n",
-		recipe, h.hd, api.srv.URL+"/v1")
+		servers, api.srv.URL+"/v1")
 	cfg += strings.Join(extra, "\n")
 	if err := os.WriteFile(filepath.Join(h.codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
