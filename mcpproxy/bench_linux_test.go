@@ -5,7 +5,6 @@ package mcpproxy
 import (
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -55,7 +54,7 @@ func BenchmarkRelayOverhead(b *testing.B) {
 			direct = append(direct, timeCall(dc, id))
 			proxied = append(proxied, timeCall(pc, id))
 		}
-		dm, pm := median(direct), median(proxied)
+		dm, pm := testbin.Median(direct), testbin.Median(proxied)
 		b.ReportMetric(float64(dm.Microseconds()), "direct-µs/call")
 		b.ReportMetric(float64(pm.Microseconds()), "proxied-µs/call")
 		b.ReportMetric(float64((pm - dm).Microseconds()), "overhead-µs/call")
@@ -88,10 +87,4 @@ func timeCall(c *client, id int) time.Duration {
 	c.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"quick","arguments":{"text":"x"}}}`, id)
 	c.response(strconv.Itoa(id), 10*time.Second)
 	return time.Since(start)
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

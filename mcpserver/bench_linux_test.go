@@ -5,11 +5,12 @@ package mcpserver_test
 import (
 	"context"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // BenchmarkBashTrueOverhead measures what the MCP server costs a command:
@@ -81,23 +82,15 @@ func BenchmarkBashTrueOverhead(b *testing.B) {
 		settle()
 	}
 	b.StopTimer()
-	mMCP, mDirect, mRun := median(viaMCP), median(direct), median(viaRun)
-	b.ReportMetric(ms(mMCP), "mcp-median-ms")
-	b.ReportMetric(ms(mDirect), "bash-median-ms")
+	mMCP, mDirect, mRun := testbin.Median(viaMCP), testbin.Median(direct), testbin.Median(viaRun)
+	b.ReportMetric(testbin.Millis(mMCP), "mcp-median-ms")
+	b.ReportMetric(testbin.Millis(mDirect), "bash-median-ms")
 	b.ReportMetric(float64(mMCP)/float64(mDirect), "mcp/bash")
-	b.ReportMetric(ms(median(pings)), "ping-median-ms")
-	b.ReportMetric(ms(mRun), "run-median-ms")
-	b.ReportMetric(ms(mMCP-mRun), "mcp-run-ms")
+	b.ReportMetric(testbin.Millis(testbin.Median(pings)), "ping-median-ms")
+	b.ReportMetric(testbin.Millis(mRun), "run-median-ms")
+	b.ReportMetric(testbin.Millis(mMCP-mRun), "mcp-run-ms")
 }
 
 // settleFor is the pause between measurements: longer than a spare
 // supervisor's start-up (about 3 ms of CPU) with room for a busy machine.
 const settleFor = 15 * time.Millisecond
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

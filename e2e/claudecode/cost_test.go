@@ -5,11 +5,12 @@ package claudecode
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
 )
 
 // TestCallCost measures what one Bash call costs through the real Claude
@@ -47,46 +48,29 @@ func TestCallCost(t *testing.T) {
 	if m := os.Getenv("HANGDOG_E2E_COST_MODES"); m != "" {
 		modes = strings.Fields(m)
 	}
-	walls := map[string][]time.Duration{}
-	perRound := map[string][]string{}
-	for round := range rounds {
-		for i := range modes {
-			mode := modes[(i+round)%len(modes)] // a different mode goes first each round
-			r := startClaude(t, scenario{name: "cost", turns: turns}, mode)
-			if r.rc != 0 || len(r.results) != calls {
-				t.Fatalf("%s round %d: claude exit %d, %d results of %d\n%s", mode, round, r.rc, len(r.results), calls, r.stderr)
-			}
-			var ws []time.Duration
-			// The first call pays for warming up (the MCP server's
-			// start, the first hook's page cache): not per call.
-			for _, x := range r.results[1:] {
-				ws = append(ws, x.Wall)
-			}
-			walls[mode] = append(walls[mode], ws...)
-			perRound[mode] = append(perRound[mode], fmt.Sprintf("%.1f", ms(median(ws))))
+	walls, perRound := testbin.Interleaved(rounds, modes, func(mode string, round int) []time.Duration {
+		r := startClaude(t, scenario{name: "cost", turns: turns}, mode)
+		if r.rc != 0 || len(r.results) != calls {
+			t.Fatalf("%s round %d: claude exit %d, %d results of %d\n%s", mode, round, r.rc, len(r.results), calls, r.stderr)
 		}
-	}
-	plain := median(walls["plain"])
+		var ws []time.Duration
+		// The first call pays for warming up (the MCP server's
+		// start, the first hook's page cache): not per call.
+		for _, x := range r.results[1:] {
+			ws = append(ws, x.Wall)
+		}
+		return ws
+	})
+	plain := testbin.Median(walls["plain"])
 	for _, mode := range modes {
-		m := median(walls[mode])
+		m := testbin.Median(walls[mode])
 		ratio := ""
 		if plain > 0 {
 			ratio = fmt.Sprintf("%.2fx", float64(m)/float64(plain))
 		}
 		line := fmt.Sprintf("cost %-9s median %6.1f ms per call, %s plain (%d calls; per-round medians %s)",
-			mode, ms(m), ratio, len(walls[mode]), strings.Join(perRound[mode], " "))
+			mode, testbin.Millis(m), ratio, len(walls[mode]), strings.Join(perRound[mode], " "))
 		t.Log(line)
 		fmt.Println(line)
 	}
 }
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -58,40 +58,34 @@ func TestCallCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	walls := map[string][]time.Duration{}
 	inside := map[string][]time.Duration{} // the Wall time Codex itself reports for each call
-	perRound := map[string][]string{}
-	for round := range rounds {
-		for i := range modes {
-			mode := modes[(i+round)%len(modes)] // a different mode goes first each round
-			outs := costSession(t, mode, calls, stub)
-			if len(outs) != calls {
-				t.Fatalf("%s round %d: %d results came back, want %d: %+v", mode, round, len(outs), calls, outs)
-			}
-			if round == 0 {
-				t.Logf("%s: the model saw %q", mode, outs[1].Text)
-			}
-			var ws []time.Duration
-			for _, x := range outs[1:] { // the first call pays for warming up: not per call
-				ws = append(ws, x.Wall)
-				if m := codexWall.FindStringSubmatch(x.Text); m != nil {
-					s, _ := strconv.ParseFloat(m[1], 64)
-					inside[mode] = append(inside[mode], time.Duration(s*float64(time.Second)))
-				}
-			}
-			walls[mode] = append(walls[mode], ws...)
-			perRound[mode] = append(perRound[mode], fmt.Sprintf("%.1f", ms(median(ws))))
+	walls, perRound := testbin.Interleaved(rounds, modes, func(mode string, round int) []time.Duration {
+		outs := costSession(t, mode, calls, stub)
+		if len(outs) != calls {
+			t.Fatalf("%s round %d: %d results came back, want %d: %+v", mode, round, len(outs), calls, outs)
 		}
-	}
-	control := median(walls["codex"])
+		if round == 0 {
+			t.Logf("%s: the model saw %q", mode, outs[1].Text)
+		}
+		var ws []time.Duration
+		for _, x := range outs[1:] { // the first call pays for warming up: not per call
+			ws = append(ws, x.Wall)
+			if m := codexWall.FindStringSubmatch(x.Text); m != nil {
+				s, _ := strconv.ParseFloat(m[1], 64)
+				inside[mode] = append(inside[mode], time.Duration(s*float64(time.Second)))
+			}
+		}
+		return ws
+	})
+	control := testbin.Median(walls["codex"])
 	for _, mode := range modes {
-		m := median(walls[mode])
+		m := testbin.Median(walls[mode])
 		ratio := ""
 		if control > 0 {
 			ratio = fmt.Sprintf("%.2fx", float64(m)/float64(control))
 		}
 		line := fmt.Sprintf("cost %-8s median %6.1f ms per call, %s codex; Codex's own Wall time %5.1f ms (%d calls; per-round medians %s)",
-			mode, ms(m), ratio, ms(median(inside[mode])), len(walls[mode]), strings.Join(perRound[mode], " "))
+			mode, testbin.Millis(m), ratio, testbin.Millis(testbin.Median(inside[mode])), len(walls[mode]), strings.Join(perRound[mode], " "))
 		t.Log(line)
 		fmt.Println(line)
 	}
@@ -141,14 +135,3 @@ func costSession(t *testing.T, mode string, calls int, stub string) []output {
 // codexWall is the "Wall time: S seconds" Codex puts at the head of every
 // tool's output: its own timing of the call, from its start to its result.
 var codexWall = regexp.MustCompile(`Wall time: ([0-9.]+) seconds`)
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

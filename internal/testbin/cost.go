@@ -1,0 +1,37 @@
+package testbin
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Interleaved runs each mode once a round, rounds times, a different mode
+// first each round, so a busy machine weighs on all modes alike. run makes
+// one session of mode and returns its per-call times. It returns every
+// mode's times and, per mode, each round's median in milliseconds.
+func Interleaved(rounds int, modes []string, run func(mode string, round int) []time.Duration) (times map[string][]time.Duration, perRound map[string][]string) {
+	times, perRound = map[string][]time.Duration{}, map[string][]string{}
+	for round := range rounds {
+		for i := range modes {
+			mode := modes[(i+round)%len(modes)]
+			ts := run(mode, round)
+			times[mode] = append(times[mode], ts...)
+			perRound[mode] = append(perRound[mode], fmt.Sprintf("%.1f", Millis(Median(ts))))
+		}
+	}
+	return times, perRound
+}
+
+// Median is the middle of ds (the upper one of an even count); 0 for none.
+func Median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// Millis is d in milliseconds.
+func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
