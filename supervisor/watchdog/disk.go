@@ -13,17 +13,19 @@ import "time"
 // Tcl's exec keeps each child's stderr in a temp file it makes and removes
 // in /tmp, so an endless `exec sleep 1` loop, which writes nothing, showed
 // 4-20 KiB of write_bytes every few seconds; read as "a little I/O", that
-// was progress and broke the idle streak (results/r4c-tcl-io-trace.txt).
-// Which process is charged, and whether a reaped child's counters were
-// folded into its parent's, does not tell bookkeeping from work; the amount
-// does. Bookkeeping comes a page or a few at a time: the most measured was
-// 20 KiB in one second, and a shell loop making and removing ten files a
-// second stays under 20 KiB/s. Work that shows as disk I/O rather than CPU
-// waits on the disk, and moves far more: a `dd` of 4 KiB synchronous writes,
-// the slowest disk work in the corpora, moves megabytes a second. So a
-// sample's or a window's disk I/O is work when it averages at least
-// diskWorkPerSecond over its span; below that it is counted as nothing,
-// and the evidence names it as set aside.
+// was progress and broke the idle streak
+// (scripts/scenarios/results/r4c-tcl-io-trace.txt: the bytes were tclsh's
+// own, not its reaped children's). Which process was charged, or whether a
+// reaped child's counters were folded into its parent's, does not tell
+// bookkeeping from work; the amount does. Bookkeeping comes a page or a few
+// at a time: 20 KiB in one second at most for the Tcl loop, and at most
+// 120 KiB in a 3 s window (40 KiB/s) for a shell loop making and removing
+// ten files a second. Work that shows as disk I/O rather than CPU waits on
+// the disk and moves far more: `dd` of 4 KiB synchronous writes, the
+// slowest disk work in the corpora, moves about 3 MB/s here. So the disk
+// I/O of a sample or a window is work when it averages at least
+// diskWorkPerSecond over its span; below that it counts as nothing, and the
+// evidence names it as the filesystem's bookkeeping.
 
 // diskWorkPerSecond is the rate of disk I/O (read_bytes plus write_bytes)
 // at which it counts as work.
