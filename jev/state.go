@@ -28,10 +28,13 @@ type State struct {
 	Restated bool
 
 	CPUPercent float64 // of one core, the whole process tree, since the last check
-	DiskBytes  int64   // bytes read plus written since the last check
-	AnyRunning bool    // some process in the tree is on a CPU or runnable
-	TimerSleep bool    // a process sleeps on a timer (sleep, a poll with timeout)
-	Procs      int     // processes in the tree
+	// DiskBytes: bytes read plus written on disk since the last check, when
+	// they came at the rate of work; the watchdog leaves out a few pages now
+	// and then, the filesystem's bookkeeping (a temp file made and removed).
+	DiskBytes  int64
+	AnyRunning bool // some process in the tree is on a CPU or runnable
+	TimerSleep bool // a process sleeps on a timer (sleep, a poll with timeout)
+	Procs      int  // processes in the tree
 	// Running: the argv of the processes doing the work now (those with no
 	// children), from /proc — what runs, not what the command line starts with.
 	Running [][]string

@@ -10,7 +10,8 @@
 // tree was last active, and the CPU, disk and output counted since the
 // previous due check.
 //
-// Rules, in short. A trigger proposes an action: idle (no CPU, disk, output
+// Rules, in short. A trigger proposes an action: idle (no CPU, disk I/O at the
+// rate of work (disk.go: a few pages are the filesystem's bookkeeping), output
 // or approaching timer since the last activity, over consecutive due checks:
 // idle.go), stop (the model says stop waiting), expect (a command expected
 // to take seconds is still running at a due check), looping (the same output over and over), input (blocked reading a

@@ -15,9 +15,12 @@ type evidence struct {
 	treeOK   bool // this check's sample succeeded
 	complete bool // this check's sample and every sample in the window were whole
 
-	cpu        float64
-	disk       int64
-	timerSleep bool
+	cpu  float64
+	disk int64 // disk I/O at the rate of work (disk.go), else 0
+	// bookkeeping: the window's disk I/O when it came below that rate,
+	// named in the evidence and counted as nothing.
+	bookkeeping int64
+	timerSleep  bool
 
 	newBytes       int64
 	outputInWindow bool
@@ -31,13 +34,16 @@ type evidence struct {
 func measure(w window, o Observation) evidence {
 	newBytes := o.Output.TotalBytes - w.startBytes
 	rep := repetition(o.Output.Repetition, w.redrawing || o.Output.Redrawing)
+	windowLen := o.Now.Sub(w.start)
+	disk := diskWork(w.disk, windowLen)
 	return evidence{
 		now:            o.Now,
-		windowLen:      o.Now.Sub(w.start),
+		windowLen:      windowLen,
 		treeOK:         o.TreeOK,
 		complete:       o.TreeOK && o.Tree.Complete && !w.incomplete,
 		cpu:            w.cpuPercent(o.Tree),
-		disk:           w.disk,
+		disk:           disk,
+		bookkeeping:    w.disk - disk,
 		timerSleep:     w.timerSleep && (!o.TreeOK || o.Tree.TimerSleep),
 		newBytes:       newBytes,
 		outputInWindow: newBytes > 0 || o.Output.LastOutput.After(w.start),
@@ -127,9 +133,12 @@ func (e evidence) describe() []string {
 		out = append(out, "the process tree could not be sampled")
 	} else {
 		s := fmt.Sprintf("CPU %.1f%% over %s", e.cpu, seconds(e.windowLen))
-		if e.disk > 0 {
+		switch {
+		case e.disk > 0:
 			s += fmt.Sprintf(", %s disk I/O", bytesText(e.disk))
-		} else {
+		case e.bookkeeping > 0:
+			s += fmt.Sprintf(", no disk I/O but the filesystem's bookkeeping (%s, under %s/s)", bytesText(e.bookkeeping), bytesText(diskWorkPerSecond))
+		default:
 			s += ", no disk I/O"
 		}
 		if e.timerSleep {

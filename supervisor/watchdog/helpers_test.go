@@ -199,6 +199,7 @@ type want struct {
 	streak    int
 	inputKind string
 	reason    string // a substring of Reason
+	evidence  string // a substring of one of Evidence's lines
 }
 
 func (w want) check(t *testing.T, label string, d Decision) {
@@ -232,6 +233,9 @@ func (w want) check(t *testing.T, label string, d Decision) {
 	}
 	if w.reason != "" && !strings.Contains(d.Reason, w.reason) {
 		bad("Reason", d.Reason, "…"+w.reason+"…")
+	}
+	if w.evidence != "" && !strings.Contains(strings.Join(d.Evidence, "\n"), w.evidence) {
+		bad("Evidence", d.Evidence, "…"+w.evidence+"…")
 	}
 }
 

@@ -30,11 +30,13 @@ import "time"
 const idleShare = 0.5
 
 // noteActivity records a sample that saw the tree do something: CPU at or
-// above idleCPUPercent or disk I/O since the previous sample, or a sample
+// above idleCPUPercent or disk I/O at the rate of work (disk.go) since the
+// previous sample, or a sample
 // that failed or had holes (what cannot be seen is never idle).
 func (w *Watch) noteActivity(o Observation) {
 	t := o.Tree
-	if !o.TreeOK || !t.Complete || t.CPUPercent >= idleCPUPercent || t.ReadBytes+t.WriteBytes > 0 {
+	if !o.TreeOK || !t.Complete || t.CPUPercent >= idleCPUPercent ||
+		diskWork(t.ReadBytes+t.WriteBytes, t.Window) > 0 {
 		w.activeAt = laterOf(w.activeAt, o.Now)
 	}
 }

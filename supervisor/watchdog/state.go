@@ -36,7 +36,7 @@ func StateOf(o Observation) jev.State {
 	}
 	t := o.Tree
 	st.CPUPercent = t.CPUPercent
-	st.DiskBytes = t.ReadBytes + t.WriteBytes
+	st.DiskBytes = diskWork(t.ReadBytes+t.WriteBytes, t.Window)
 	st.AnyRunning = t.AnyRunning
 	st.TimerSleep = t.TimerSleep
 	st.Procs = len(t.Procs)
