@@ -69,7 +69,8 @@ func TestStateOfLeavesOutBookkeeping(t *testing.T) {
 	}{
 		{20 << 10, time.Second, 0},
 		{48 << 10, 3 * time.Second, 0},
-		{64 << 10, time.Second, 64 << 10},
+		{72 << 10, time.Second, 0},          // a writeback period's burst of bookkeeping, in one sample
+		{320 << 10, time.Second, 320 << 10}, // 64 KiB/s over the 5 s a rate is measured over at least
 		{1 << 20, 3 * time.Second, 1 << 20},
 	} {
 		tr := tree(disk(c.bytes))
