@@ -60,14 +60,22 @@ func supervisorChildren(t testing.TB, pid int) []int {
 
 // theSpare waits until the server has exactly one supervisor child that
 // runs no task, and returns it.
-func theSpare(t testing.TB, server int) int {
+func theSpare(t testing.TB, w *world, server int) int {
 	t.Helper()
 	var spare int
 	waitFor(t, "the server's spare supervisor", func() bool {
+		// A supervisor that ran a task and is exiting has no task child
+		// either, and its environment was set before its task was known,
+		// as a spare's is: its task names it.
+		served := map[int]bool{}
+		tasks, _ := w.registry().List()
+		for _, tk := range tasks {
+			served[tk.SupervisorPID] = true
+		}
 		spare = 0
 		for _, c := range supervisorChildren(t, server) {
 			env, _ := os.ReadFile("/proc/" + strconv.Itoa(c) + "/environ")
-			if !bytes.Contains(env, []byte("HANGDOG_TASK_ID=")) && !hasTaskChild(c) {
+			if !bytes.Contains(env, []byte("HANGDOG_TASK_ID=")) && !hasTaskChild(c) && !served[c] {
 				if spare != 0 {
 					return false // two at once would be one too many
 				}
@@ -107,7 +115,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 	w := newWorld(t)
 	srv := w.startServer("FROM_SERVER=kept")
 	server := srv.cmd.Process.Pid
-	spare := theSpare(t, server)
+	spare := theSpare(t, w, server)
 	if tasks, err := w.registry().List(); err != nil || len(tasks) != 0 {
 		t.Fatalf("a spare supervisor must not be a task: %d tasks, %v", len(tasks), err)
 	}
@@ -133,7 +141,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 
 	// While a call runs, the server starts no spare: the only supervisor
 	// it has is the call's.
-	running := theSpare(t, server)
+	running := theSpare(t, w, server)
 	slow := make(chan error, 1)
 	go func() {
 		res, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 3"}})
@@ -154,7 +162,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 
 	// A spare that died is not used: the call starts a supervisor of its
 	// own and still runs.
-	dead := theSpare(t, server)
+	dead := theSpare(t, w, server)
 	if dead == spare {
 		t.Fatalf("no new spare after the call took %d", spare)
 	}
@@ -172,7 +180,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 	}
 
 	// The session ends: the server lets its spare go before it exits.
-	last := theSpare(t, server)
+	last := theSpare(t, w, server)
 	srv.cs.Close() // closes its stdin and waits for it to exit
 	if !gone(last) {
 		t.Errorf("spare %d outlived its server", last)
@@ -181,7 +189,7 @@ func TestSpareSupervisorRunsTheNextCallAndIsNeverLeftBehind(t *testing.T) {
 	// Killed outright, the server cannot let it go; its end of the link
 	// closes and the spare exits by itself.
 	srv = w.startServer()
-	killed := theSpare(t, srv.cmd.Process.Pid)
+	killed := theSpare(t, w, srv.cmd.Process.Pid)
 	srv.cmd.Process.Kill()
 	waitFor(t, "the spare of a killed server to exit", func() bool { return gone(killed) })
 }

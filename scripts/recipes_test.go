@@ -653,10 +653,15 @@ func TestMCPServerOfAClaudeCodeSessionSharesItWithTheHooks(t *testing.T) {
 		return res.Content[0].(*mcp.TextContent).Text
 	}
 	taskID := regexp.MustCompile(`task (t\d+)`)
-	// A quick background task: its end is told by the server's next result.
-	first := taskID.FindStringSubmatch(bash(map[string]any{"command": "echo first-done", "run_in_background": true}))
+	// A background task that ends once the call that started it is
+	// answered: its end is told by the server's next result.
+	go1 := filepath.Join(w.project, "go1")
+	first := taskID.FindStringSubmatch(bash(map[string]any{"command": fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo first-done", go1), "run_in_background": true}))
 	if first == nil {
 		t.Fatal("no task id for the first background task")
+	}
+	if err := os.WriteFile(go1, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	w.endEvent(first[1])
 	if out := bash(map[string]any{"command": "true"}); !strings.Contains(out, "Background task "+first[1]) {
