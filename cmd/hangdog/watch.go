@@ -533,14 +533,11 @@ func newWatchRunnerCmd() *cobra.Command {
 		Short:  "Run the home's watchers (what the watchers' runner task runs)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
+		// watchctl.RunnerProgram runs the same where it is installed.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := openWatchers()
-			if err != nil {
-				return err
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return svc.Run(ctx, os.Stdout)
+			return watchctl.RunHome(ctx, os.Stdout, os.Stderr)
 		},
 	}
 }
