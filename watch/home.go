@@ -20,7 +20,7 @@ import (
 	"github.com/hangdog/hangdog/internal/safefile"
 )
 
-// The home's runner: one process (`hangdog __watch`, a background task the
+// The home's runner: one process (hangdog-watch, a background task the
 // watcher service starts) checks every active watcher of the home. It keeps
 // a timer heap of the watchers' next checks, one inotify instance (a watch
 // on the watchers directory — a create, a pause and a resume touch its

@@ -27,10 +27,11 @@ import (
 	"github.com/hangdog/hangdog/watchctl"
 )
 
-// The watch commands and the hidden __watch runner live in the full build
-// only: the watch package links net/http, an XML parser and regexps that
-// `hangdog run` must not pay for. The lite hangdog hands them over
-// (watch_lite.go).
+// The watch commands and the hidden __watch runner (what runs the watchers
+// where hangdog-watch, watchctl.RunnerProgram, is not installed) live in
+// the full build only: the watch package links net/http, an XML parser and
+// regexps that `hangdog run` must not pay for. The lite hangdog hands them
+// over (watch_lite.go).
 
 func init() {
 	registerCommand(newWatchCmd)
