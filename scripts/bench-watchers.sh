@@ -105,9 +105,10 @@ print(pss, threads, ino, ticks, ns, sw)
 EOF
 }
 
-window_of() { # name pids...: the pids measured over the window, one line
-	local name=$1
+window_of() { # name pids...: the pids measured over the window, one line (and one per process when they are few)
+	local name=$1 p i pss thr ino ticks ns sw ppss pns psw pns0 psw0 per=()
 	shift
+	if [ $# -le 4 ]; then for p in "$@"; do per+=("$(snapshot "$p")"); done; fi
 	read -r _ _ _ ticks0 ns0 sw0 < <(snapshot "$@")
 	sleep "$window"
 	read -r pss thr ino ticks ns sw < <(snapshot "$@")
@@ -118,6 +119,13 @@ print(f"{name:9} processes {procs:4}  threads {thr:4}  PSS {pss/1024:7.1f} MB  i
       f"CPU {ns/1e9/win*100:6.3f} % of a core ({ticks} ticks)  wake-ups {sw/win:6.2f}/s")
 open(out, "a").write(f"{name} {pss} {ns} {sw}\n")
 EOF
+	for ((i = 0; i < ${#per[@]}; i++)); do
+		p=${*:i+1:1}
+		read -r _ _ _ _ pns0 psw0 <<<"${per[i]}"
+		read -r ppss _ _ _ pns psw < <(snapshot "$p")
+		awk -v c="$(cat "/proc/$p/comm" 2>/dev/null)" -v pss="$ppss" -v ns=$((pns - pns0)) -v sw=$((psw - psw0)) -v w="$window" \
+			'BEGIN { printf "  %-16s PSS %5.1f MB  CPU %6.3f %% of a core  wake-ups %6.2f/s\n", c, pss / 1024, ns / 1e9 / w * 100, sw / w }'
+	done
 }
 
 measure() { # name bindir: 25 file + 25 http watchers, idle, measured over the window
