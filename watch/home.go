@@ -109,9 +109,10 @@ const (
 // active or ctx ends.
 type HomeRunner struct {
 	Store *Store
-	// Log gets one line per check, each naming its watcher (the runner
-	// task's output: `bg logs`). Written from many goroutines, one line
-	// at a time.
+	// Log gets one line per check with something to say (a baseline, a
+	// change, a fire, a skip, an error; a quiet check is only counted),
+	// each naming its watcher (the runner task's output: `bg logs`).
+	// Written from many goroutines, one line at a time.
 	Log io.Writer
 	// TaskID is the runner's own task, recorded in the state of each
 	// watcher it runs; "" records nothing.
