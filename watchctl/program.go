@@ -20,7 +20,7 @@ import (
 // about half of hangdog-full's pages (docs/benchmarks.md, "Idle watchers").
 // Where it is missing, hangdog-full runs the watchers itself (its hidden
 // __watch command) and the runner's log says what to reinstall.
-const RunnerProgram = "hangdog-watch"
+const RunnerProgram = spawn.RunnerName
 
 // Main is RunnerProgram's main: it runs the home's watchers (RunHome) when
 // started as the runner's task starts it, and returns the exit status.
