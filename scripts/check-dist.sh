@@ -81,7 +81,13 @@ watch_ok() {
     sleep 0.1
   done
   HANGDOG_HOME=$home "$1" watch rm w1 >/dev/null || fail "$1 watch rm failed"
-  echo "  a watcher, run by $exe: fired"
+  # Its last watcher removed, the runner leaves (before its home is).
+  for i in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    [ "$i" = 100 ] && fail "the watchers' runner of $1 (pid $pid) did not leave after its last watcher was removed"
+    sleep 0.1
+  done
+  echo "  a watcher, run by $exe: fired; the runner left after watch rm"
 }
 
 # 2. The archive.
