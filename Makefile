@@ -3,7 +3,7 @@ GO       ?= go
 # /usr/local where it is writable (root, or a user who owns it), else ~/.local.
 PREFIX   ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 BINDIR   ?= bin
-BINS     := $(BINDIR)/hangdog $(BINDIR)/hangdog-full $(BINDIR)/hangdog-supervisor
+BINS     := $(BINDIR)/hangdog $(BINDIR)/hangdog-full $(BINDIR)/hangdog-supervisor $(BINDIR)/hangdog-watch
 # Extra `go build` flags; the release build (make dist) sets -trimpath and
 # its -ldflags (the stamped version) here.
 BUILDFLAGS ?=
@@ -15,7 +15,7 @@ GOTOOL   := $(GO) tool -modfile=tools/tools.mod
 .PHONY: build install dist test test-short vet docs bench bench-judge e2e e2e-slow clean
 
 # Static (no cgo): no dynamic loader at every start of hangdog and its
-# supervisors. Three programs, installed side by side:
+# supervisors. Four programs, installed side by side:
 #   hangdog             the CLI, built -tags lite: without the shell, the
 #                       settings screen, the MCP server and the watcher and
 #                       link commands, so every `hangdog run` starts fast;
@@ -23,18 +23,22 @@ GOTOOL   := $(GO) tool -modfile=tools/tools.mod
 #   hangdog-full        ... the complete CLI (what `go install ./cmd/hangdog`
 #                       gives; it works on its own, only starts slower)
 #   hangdog-supervisor  the slim per-task supervisor hangdog starts
+#   hangdog-watch       the slim runner of a home's watchers (one
+#                       background task for all of them), without the CLI;
+#                       where it is missing hangdog-full runs them
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -tags lite -o $(BINDIR)/hangdog ./cmd/hangdog
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BINDIR)/hangdog-full ./cmd/hangdog
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BINDIR)/hangdog-supervisor ./cmd/hangdog-supervisor
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BINDIR)/hangdog-watch ./cmd/hangdog-watch
 
-# Installs the three into $(PREFIX)/bin.
+# Installs the four into $(PREFIX)/bin.
 install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BINS) $(PREFIX)/bin/
-	@echo "installed hangdog, hangdog-full and hangdog-supervisor in $(PREFIX)/bin"
+	@echo "installed hangdog, hangdog-full, hangdog-supervisor and hangdog-watch in $(PREFIX)/bin"
 
-# The release: for each of $(PLATFORMS) a .tar.gz (the three programs,
+# The release: for each of $(PLATFORMS) a .tar.gz (the four programs,
 # completions, man pages), a .deb and an npm platform package; the npm
 # package hangdog; SHA256SUMS. In dist/. VERSION=1.2.3 names the release
 # (default: the tag vX.Y.Z at HEAD, else 0.0.0-dev.<commit time>).

@@ -369,6 +369,14 @@ func TestRequestsFromHangdogProcessesAre403(t *testing.T) {
 	if out := run("GET under a supervisor", exec.Command(fake, "-c", get+"; true")); !strings.HasSuffix(out, "403") || !strings.Contains(out, "runs under hangdog-supervisor (pid") {
 		t.Errorf("GET from under hangdog-supervisor = %s", out)
 	}
+	// The watchers' runner starts command watchers' commands.
+	runner := filepath.Join(filepath.Dir(fake), "hangdog-watch")
+	if err := os.WriteFile(runner, b, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("POST under the watchers' runner", exec.Command(runner, "-c", post+"; true")); out != "403" {
+		t.Errorf("POST from under hangdog-watch = %s, want 403", out)
+	}
 	inTask := exec.Command("bash", "-c", post)
 	inTask.Env = append(os.Environ(), "HANGDOG_TASK_ID=t9")
 	if out := run("in a task", inTask); out != "403" {

@@ -11,9 +11,10 @@ import (
 	"github.com/hangdog/hangdog/watch"
 )
 
-// hangdogExes are hangdog's programs; a supervisor's comm is cut to 15
+// hangdogExes are hangdog's programs (hangdog-watch, the watchers' runner,
+// starts command watchers' commands); a supervisor's comm is cut to 15
 // bytes by the kernel.
-var hangdogExes = map[string]bool{"hangdog": true, "hangdog-full": true, "hangdog-supervisor": true, "hangdog-supervi": true}
+var hangdogExes = map[string]bool{"hangdog": true, "hangdog-full": true, "hangdog-supervisor": true, "hangdog-supervi": true, "hangdog-watch": true}
 
 // refusal says why this request may not see or decide the approval, or
 // "" when it may. A request from another machine is a person's. One from

@@ -14,13 +14,15 @@ import (
 
 	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/settings"
+	"github.com/hangdog/hangdog/supervisor/spawn"
 	"github.com/hangdog/hangdog/watch"
 )
 
 // ServeCommand is the program Ensure starts and its arguments: this
-// program's `serve`. Tests point it at a binary of theirs.
+// program's `serve`, or in the watchers' runner (receiver.Keep), the
+// hangdog next to it (spawn.CLI). Tests point it at a binary of theirs.
 var ServeCommand = func() (string, []string, error) {
-	exe, err := os.Executable()
+	exe, err := spawn.CLI()
 	return exe, []string{"serve"}, err
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench-watchers.sh — what idle watchers cost, this tree against another
-# revision (default main: one runner task, a supervisor and a runner
-# process, per watcher) in the same run, then whether 500 watchers work.
+# bench-watchers.sh — what idle watchers cost: this tree, another revision
+# (default main) and a single-scheduler reference, in the same run; then
+# whether 500 watchers work.
 #
-#   scripts/bench-watchers.sh [SECONDS] [REF]     (default 60, main)
+#   scripts/bench-watchers.sh [SECONDS] [REV|none]     (default 60, main)
 #
 # For each build, in a fresh home: 25 file watchers and 25 http watchers
 # (every 60 s, against a server on 127.0.0.1), a settle of 10 s, then over
@@ -11,9 +11,13 @@
 # from `bg ls --json`), their total PSS (/proc/PID/smaps_rollup), threads,
 # inotify instances (fds on anon_inode:inotify), CPU (utime+stime, and
 # schedstat ns) and wake-ups (voluntary + involuntary context switches of
-# every thread, /proc/PID/task/TID/status). Then, this tree only: 500
-# watchers of 50 sessions (250 file, 250 http), all listed active, and a
-# change to a file fires. Everything made is removed.
+# every thread, /proc/PID/task/TID/status). The reference
+# (scripts/bench-watchers/refsched: one process, one inotify instance, one
+# timer heap, one http.Client, nothing logged) gets the same 25 files and
+# the same URL 25 times and is measured the same way; the ratios are each
+# build's over the reference's. Then, this tree only: 500 watchers of 50
+# sessions (250 file, 250 http), all listed active, and a change to a file
+# fires. Everything made is removed.
 set -euo pipefail
 window=${1:-60}
 ref=${2:-main}
@@ -21,6 +25,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/hdwatchers.XXXXXX)
 unset HANGDOG_SESSION HANGDOG_TASK_ID
 server_pid=
+ref_pid=
 cleanup() {
 	for home in "$tmp"/home-*; do
 		[ -d "$home" ] || continue
@@ -29,22 +34,27 @@ cleanup() {
 			xargs -r kill 2>/dev/null || true
 	done
 	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+	[ -n "$ref_pid" ] && kill "$ref_pid" 2>/dev/null || true
 	sleep 1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-build() { # build DIR SRC: the three programs of the source tree SRC into DIR
+build() { # build DIR SRC: the programs of the source tree SRC into DIR
 	mkdir -p "$1"
 	(cd "$2" &&
 		CGO_ENABLED=0 go build -tags lite -o "$1/hangdog" ./cmd/hangdog &&
 		CGO_ENABLED=0 go build -o "$1/hangdog-full" ./cmd/hangdog &&
-		CGO_ENABLED=0 go build -o "$1/hangdog-supervisor" ./cmd/hangdog-supervisor)
+		CGO_ENABLED=0 go build -o "$1/hangdog-supervisor" ./cmd/hangdog-supervisor &&
+		if [ -d cmd/hangdog-watch ]; then CGO_ENABLED=0 go build -o "$1/hangdog-watch" ./cmd/hangdog-watch; fi)
 }
 build "$tmp/new" "$root"
-mkdir -p "$tmp/src-old"
-git -C "$root" archive "$ref" | tar -x -C "$tmp/src-old"
-build "$tmp/old" "$tmp/src-old"
+(cd "$root" && CGO_ENABLED=0 go build -o "$tmp/refsched" ./scripts/bench-watchers/refsched)
+if [ "$ref" != none ]; then
+	mkdir -p "$tmp/src-old"
+	git -C "$root" archive "$ref" | tar -x -C "$tmp/src-old"
+	build "$tmp/old" "$tmp/src-old"
+fi
 
 # The http watchers' server: a small page on 127.0.0.1.
 python3 - "$tmp/port" <<'EOF' &
@@ -95,6 +105,29 @@ print(pss, threads, ino, ticks, ns, sw)
 EOF
 }
 
+window_of() { # name pids...: the pids measured over the window, one line (and one per process when they are few)
+	local name=$1 p i pss thr ino ticks ns sw ppss pns psw pns0 psw0 per=()
+	shift
+	if [ $# -le 4 ]; then for p in "$@"; do per+=("$(snapshot "$p")"); done; fi
+	read -r _ _ _ ticks0 ns0 sw0 < <(snapshot "$@")
+	sleep "$window"
+	read -r pss thr ino ticks ns sw < <(snapshot "$@")
+	python3 - "$name" "$#" "$pss" "$thr" "$ino" $((ticks - ticks0)) $((ns - ns0)) $((sw - sw0)) "$window" "$tmp/results" <<'EOF'
+import sys
+name, (procs, pss, thr, ino, ticks, ns, sw, win), out = sys.argv[1], map(int, sys.argv[2:10]), sys.argv[10]
+print(f"{name:9} processes {procs:4}  threads {thr:4}  PSS {pss/1024:7.1f} MB  inotify {ino:3}  "
+      f"CPU {ns/1e9/win*100:6.3f} % of a core ({ticks} ticks)  wake-ups {sw/win:6.2f}/s")
+open(out, "a").write(f"{name} {pss} {ns} {sw}\n")
+EOF
+	for ((i = 0; i < ${#per[@]}; i++)); do
+		p=${*:i+1:1}
+		read -r _ _ _ _ pns0 psw0 <<<"${per[i]}"
+		read -r ppss _ _ _ pns psw < <(snapshot "$p")
+		awk -v c="$(cat "/proc/$p/comm" 2>/dev/null)" -v pss="$ppss" -v ns=$((pns - pns0)) -v sw=$((psw - psw0)) -v w="$window" \
+			'BEGIN { printf "  %-16s PSS %5.1f MB  CPU %6.3f %% of a core  wake-ups %6.2f/s\n", c, pss / 1024, ns / 1e9 / w * 100, sw / w }'
+	done
+}
+
 measure() { # name bindir: 25 file + 25 http watchers, idle, measured over the window
 	local name=$1 bin=$2
 	export HANGDOG_HOME=$tmp/home-$name
@@ -106,24 +139,40 @@ measure() { # name bindir: 25 file + 25 http watchers, idle, measured over the w
 	done
 	sleep 10 # start-up (and the file watchers' first check) is not idle
 	mapfile -t ps < <(pids "$bin")
-	read -r pss0 thr0 ino0 ticks0 ns0 sw0 < <(snapshot "${ps[@]}")
-	sleep "$window"
-	read -r pss thr ino ticks ns sw < <(snapshot "${ps[@]}")
-	python3 - "$name" "${#ps[@]}" "$pss" "$thr" "$ino" $((ticks - ticks0)) $((ns - ns0)) $((sw - sw0)) "$window" <<'EOF'
-import sys
-name, procs, pss, thr, ino, ticks, ns, sw, win = sys.argv[1], *map(int, sys.argv[2:])
-print(f"{name:6} processes {procs:4}  threads {thr:4}  PSS {pss/1024:7.1f} MB  inotify {ino:3}  "
-      f"CPU {ns/1e9/win*100:6.3f} % of a core ({ticks} ticks)  wake-ups {sw/win:6.2f}/s")
-EOF
+	window_of "$name" "${ps[@]}"
 	"$bin/hangdog" watch ls --all --json | python3 -c 'import json,sys; [print(w["spec"]["id"], w["spec"].get("owner", "")) for w in json.load(sys.stdin)]' |
 		while read -r w owner; do
 			HANGDOG_SESSION=$owner "$bin/hangdog" watch rm "$w" >/dev/null
 		done
 }
 
-echo "50 idle watchers (25 file, 25 http every 60 s), measured over ${window}s; $ref = one runner per watcher"
-measure "$ref" "$tmp/old"
+reference() { # the reference, given files made as measure makes them and the same URL
+	mkdir -p "$tmp/files-reference"
+	local targets=()
+	for i in $(seq 1 25); do
+		echo "$i" >"$tmp/files-reference/f$i"
+		targets+=("$tmp/files-reference/f$i" "$url")
+	done
+	"$tmp/refsched" -interval 60s "${targets[@]}" >"$tmp/reference.out" &
+	ref_pid=$!
+	sleep 10
+	window_of reference "$ref_pid"
+	kill "$ref_pid"
+	ref_pid=
+}
+
+echo "50 idle watchers (25 file, 25 http every 60 s), measured over ${window}s"
+if [ "$ref" != none ]; then measure "$ref" "$tmp/old"; fi
 measure this "$tmp/new"
+reference
+python3 - "$tmp/results" <<'EOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+ref = dict(zip(("pss", "ns", "sw"), map(int, rows[-1][1:])))
+for name, pss, ns, sw in rows[:-1]:
+    print(f"{name:9} / reference:  CPU {int(ns) / max(ref['ns'], 1):5.2f}x  "
+          f"wake-ups {int(sw) / max(ref['sw'], 1):5.2f}x  PSS {int(pss) / max(ref['pss'], 1):5.2f}x")
+EOF
 
 # 500 watchers of 50 sessions work.
 export HANGDOG_HOME=$tmp/home-500

@@ -3,9 +3,11 @@
 # dist/) the ways users do, and runs it; CI runs it after make dist.
 #   1. SHA256SUMS verifies every artifact.
 #   2. The .tar.gz for this machine: each program names the release's version
-#      and commit; hangdog runs a command with hangdog-supervisor beside it.
+#      and commit; hangdog runs a command with hangdog-supervisor beside it,
+#      and a watcher with hangdog-watch.
 #   3. The .deb: dpkg -i, then through the installed package hangdog
-#      --version, hangdog run -- echo ok, man -w hangdog and the bash
+#      --version, hangdog run -- echo ok, a watcher run by hangdog-watch,
+#      man -w hangdog and the bash
 #      completion (which asks the installed hangdog); dpkg -r leaves none of
 #      its files behind. Needs root (CI is); otherwise it says it skipped.
 #   4. The npm packages, from their tarballs, into a temporary prefix with no
@@ -57,17 +59,49 @@ run_ok() {
   [ "$out" = ok ] || fail "$* run -- echo ok printed \"$out\", not ok"
 }
 
+# watch_ok HANGDOG: a file watcher's runner is the hangdog-watch next to
+# HANGDOG, and a change to the file fires.
+watch_ok() {
+  local home dir pid exe i
+  home=$(mktemp -d "$tmp/home.XXXXXX")
+  dir=$(mktemp -d "$tmp/watched.XXXXXX")
+  echo building >"$dir/status"
+  HANGDOG_HOME=$home "$1" watch create --kind file "$dir/status" --interval 1s >/dev/null || fail "$1 watch create failed"
+  for i in $(seq 100); do
+    pid=$(HANGDOG_HOME=$home "$1" bg ls --json | python3 -c 'import json,sys; print(next((t["pid"] for t in json.load(sys.stdin) if t["state"] == "running" and t.get("pid")), ""))')
+    exe=$([ -n "$pid" ] && readlink "/proc/$pid/exe" || true)
+    [[ $exe == */hangdog-watch ]] && break
+    sleep 0.1
+  done
+  [ "$exe" = "$(dirname "$1")/hangdog-watch" ] || fail "the watchers' runner of $1 runs \"$exe\", not the hangdog-watch next to it"
+  echo failed >"$dir/status"
+  for i in $(seq 100); do
+    HANGDOG_HOME=$home "$1" events --json --all | grep -q '"watch_fired"' && break
+    [ "$i" = 100 ] && fail "a change to a file watched through $1 did not fire"
+    sleep 0.1
+  done
+  HANGDOG_HOME=$home "$1" watch rm w1 >/dev/null || fail "$1 watch rm failed"
+  # Its last watcher removed, the runner leaves (before its home is).
+  for i in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    [ "$i" = 100 ] && fail "the watchers' runner of $1 (pid $pid) did not leave after its last watcher was removed"
+    sleep 0.1
+  done
+  echo "  a watcher, run by $exe: fired; the runner left after watch rm"
+}
+
 # 2. The archive.
 step "archive $(basename "$archive")"
 mkdir "$tmp/archive"
 tar -C "$tmp/archive" -xzf "$archive"
 adir=$tmp/archive/hangdog_${version}_linux_$goarch
-for f in hangdog hangdog-full hangdog-supervisor completions/hangdog.bash completions/_hangdog completions/hangdog.fish man/man1/hangdog.1; do
+for f in hangdog hangdog-full hangdog-supervisor hangdog-watch completions/hangdog.bash completions/_hangdog completions/hangdog.fish man/man1/hangdog.1; do
   [ -e "$adir/$f" ] || fail "the archive has no $f"
 done
 expect_version "$adir/hangdog"
 expect_version "$adir/hangdog-full"
 run_ok "$adir/hangdog"
+watch_ok "$adir/hangdog"
 
 # 3. The Debian package.
 deb=$(ls "$OUT"/hangdog_*_"$(dpkg --print-architecture 2>/dev/null || echo none)".deb 2>/dev/null | head -1) || true
@@ -90,6 +124,7 @@ else
   expect_version /usr/bin/hangdog
   expect_version /usr/bin/hangdog-full
   run_ok /usr/bin/hangdog
+  watch_ok /usr/bin/hangdog
   man=$(man -w hangdog) || fail "man -w hangdog finds no page"
   [ "$man" = /usr/share/man/man1/hangdog.1.gz ] || fail "man -w hangdog is $man, not the package's"
   echo "  man -w hangdog: $man"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dist.sh: hangdog's release build (make dist). For each platform in
 # $PLATFORMS (GOOS/GOARCH, default linux/amd64 linux/arm64) it builds the
-# three programs the way `make build` does (static, plus -trimpath and the
+# four programs the way `make build` does (static, plus -trimpath and the
 # stamped version), then packs into $OUT (default dist/):
 #   hangdog_VERSION_linux_ARCH.tar.gz  the programs, completions, man pages
 #   hangdog_DEBVERSION_ARCH.deb        the same installed into /usr (nfpm)
@@ -112,7 +112,7 @@ for platform in $PLATFORMS; do
 
   npmdir=$dir/npm
   mkdir -p "$npmdir/bin"
-  cp "$files/hangdog" "$files/hangdog-full" "$files/hangdog-supervisor" "$npmdir/bin/"
+  cp "$files/hangdog" "$files/hangdog-full" "$files/hangdog-supervisor" "$files/hangdog-watch" "$npmdir/bin/"
   cat >"$npmdir/package.json" <<EOF
 {
   "name": "@hangdog/$goos-$nodearch",

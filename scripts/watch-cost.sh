@@ -27,7 +27,8 @@ mkdir -p "$tmp/bin" "$tmp/files"
 (cd "$root" &&
 	CGO_ENABLED=0 go build -tags lite -o "$tmp/bin/hangdog" ./cmd/hangdog &&
 	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-full" ./cmd/hangdog &&
-	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-supervisor" ./cmd/hangdog-supervisor)
+	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-supervisor" ./cmd/hangdog-supervisor &&
+	CGO_ENABLED=0 go build -o "$tmp/bin/hangdog-watch" ./cmd/hangdog-watch)
 hd=$tmp/bin/hangdog
 for i in $(seq 1 10); do
 	echo "$i" >"$tmp/files/f$i"

@@ -354,3 +354,30 @@ func TestRunnerStopsOnADamagedWatcher(t *testing.T) {
 		t.Errorf("delete of a damaged watcher: %v", err)
 	}
 }
+
+// A quiet check does not look for queued events when its Runner queued
+// none (Runner.noPending), yet an event found queued at a check (queued by
+// another process, say) is still delivered by that check.
+func TestQueuedEventIsDeliveredThoughTheRunnerQueuedNone(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	tick(t, r)
+	tick(t, r) // quiet: the Runner knows nothing is queued
+	if !r.noPending {
+		t.Fatal("after a quiet check the Runner does not know that nothing is queued")
+	}
+	ev := bgtasks.Event{Kind: bgtasks.EventWatchFired, WatcherID: c.Spec.ID, Owner: "o", DedupeKey: c.Spec.ID + ":other:1", Payload: "queued elsewhere"}
+	if err := s.update(c.Spec.ID, func(_ *Spec, st *State) error { st.Pending = append(st.Pending, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	tick(t, r) // quiet again
+	if got := events(t, s, c.Spec.ID, bgtasks.EventWatchFired); len(got) != 1 || got[0].DedupeKey != ev.DedupeKey {
+		t.Fatalf("events after the check: %+v, want the queued one", got)
+	}
+	if st := state(t, s, c.Spec.ID); len(st.Pending) != 0 {
+		t.Errorf("still queued: %+v", st.Pending)
+	}
+}

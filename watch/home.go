@@ -20,7 +20,7 @@ import (
 	"github.com/hangdog/hangdog/internal/safefile"
 )
 
-// The home's runner: one process (`hangdog __watch`, a background task the
+// The home's runner: one process (hangdog-watch, a background task the
 // watcher service starts) checks every active watcher of the home. It keeps
 // a timer heap of the watchers' next checks, one inotify instance (a watch
 // on the watchers directory — a create, a pause and a resume touch its
@@ -109,9 +109,10 @@ const (
 // active or ctx ends.
 type HomeRunner struct {
 	Store *Store
-	// Log gets one line per check, each naming its watcher (the runner
-	// task's output: `bg logs`). Written from many goroutines, one line
-	// at a time.
+	// Log gets one line per check with something to say (a baseline, a
+	// change, a fire, a skip, an error; a quiet check is only counted),
+	// each naming its watcher (the runner task's output: `bg logs`).
+	// Written from many goroutines, one line at a time.
 	Log io.Writer
 	// TaskID is the runner's own task, recorded in the state of each
 	// watcher it runs; "" records nothing.

@@ -50,6 +50,14 @@ type Runner struct {
 	more bool
 	// taskID: the runner's task, recorded in the state when it starts.
 	taskID string
+	// kind: the watcher's kind, read at its first check (a spec does not
+	// change after create).
+	kind string
+	// noPending: this Runner last saw the state's queue of events empty,
+	// under the watcher's lock, and has queued nothing since; only a
+	// Runner queues them, so its next check need not look
+	// (deliverIfPending).
+	noPending bool
 }
 
 func (r *Runner) now() time.Time {
@@ -107,24 +115,28 @@ func (r *Runner) stopped() (bool, error) {
 // the runner should end.
 func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 	r.awaiting, r.more = false, false
-	var kind string
-	err = r.Store.read(r.ID, func(sp *Spec, _ *State) error { kind = sp.Kind; return nil })
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return true, nil
-	case errors.Is(err, ErrDamaged):
-		// Nothing can be checked or recorded; the watcher is listed as
-		// damaged, for the person to remove.
-		r.logf("%v; stopping", err)
-		return true, nil
+	if r.kind == "" {
+		err = r.Store.read(r.ID, func(sp *Spec, _ *State) error { r.kind = sp.Kind; return nil })
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return true, nil
+		case errors.Is(err, ErrDamaged):
+			return r.damaged(err)
+		}
 	}
-	if kind == KindWebhook {
+	if r.kind == KindWebhook {
 		return r.tickWebhook(ctx)
 	}
-	if err := r.deliverPending(); err != nil {
+	// Each look at the state takes the watcher's lock and reads two
+	// files, and each wakes the runner's threads: a quiet check looks
+	// twice (limits, then Step's update), not five times as it did.
+	if err := r.deliverIfPending(); err != nil {
 		return false, err
 	}
 	spec, snap, stop, err := r.limits()
+	if errors.Is(err, ErrDamaged) {
+		return r.damaged(err)
+	}
 	if err != nil || stop {
 		return stop, errors.Join(err, r.deliverPending())
 	}
@@ -147,7 +159,7 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 	if ctx.Err() != nil {
 		return true, nil // stopping: an interrupted fetch is no observation
 	}
-	var judge bool
+	var judge, empty bool
 	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
 		if st.Paused { // paused while we looked
 			stop = true
@@ -157,8 +169,10 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 		r.logOutcome(out)
 		*st, stop = next, out.Stop
 		judge = st.Judging != nil
+		empty = len(st.Pending) == 0
 		return nil
 	})
+	r.noPending = err == nil && empty
 	if errors.Is(err, errSkipWrite) {
 		err = nil
 	}
@@ -170,7 +184,14 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 		// a slow model never holds up a pause or a delete.
 		stop, _, err = r.settle(ctx)
 	}
-	return stop, errors.Join(err, r.deliverPending())
+	return stop, errors.Join(err, r.deliverIfPending())
+}
+
+// damaged stops a watcher whose records cannot be read: nothing can be
+// checked or recorded; it is listed as damaged, for the person to remove.
+func (r *Runner) damaged(err error) (stop bool, _ error) {
+	r.logf("%v; stopping", err)
+	return true, nil
 }
 
 // limits applies StepLimits (expiry, the fire budget) before anything is
@@ -186,6 +207,7 @@ func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
 		r.logOutcome(out)
 		if out.Stop {
 			*st, stop = next, true
+			r.noPending = false // it may have queued its pause
 			return nil
 		}
 		snap = *st
@@ -214,6 +236,7 @@ func (r *Runner) logOutcome(out Outcome) {
 // spec's JudgeFailures, when it fires marked not checked. The ask runs
 // outside the watcher's lock. settled=false: the match still waits.
 func (r *Runner) settle(ctx context.Context) (stop, settled bool, err error) {
+	r.noPending = false // its verdict may queue a fire
 	var sp *Spec
 	var j Judging
 	var has, paused bool
@@ -271,9 +294,11 @@ func (r *Runner) settle(ctx context.Context) (stop, settled bool, err error) {
 // (ToDeliver). A fire whose append failed is returned (StepDelivered:
 // nothing went out).
 func (r *Runner) deliverPending() error {
+	empty := false
 	err := r.Store.update(r.ID, func(sp *Spec, st *State) error {
 		if len(st.Pending) == 0 {
 			r.recovered = true
+			empty = true
 			return errSkipWrite
 		}
 		if r.afterReserve != nil {
@@ -307,12 +332,23 @@ func (r *Runner) deliverPending() error {
 		next, out := StepDelivered(sp, *st, failed)
 		r.logOutcome(out)
 		*st = next
+		empty = len(next.Pending) == 0
 		return nil
 	})
+	r.noPending = empty && (err == nil || errors.Is(err, errSkipWrite))
 	if errors.Is(err, errSkipWrite) || errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	return err
+}
+
+// deliverIfPending is deliverPending, skipped when this Runner knows
+// nothing is queued (noPending).
+func (r *Runner) deliverIfPending() error {
+	if r.noPending {
+		return nil
+	}
+	return r.deliverPending()
 }
 
 // nextCheck is when to look next: the interval with ±10 % jitter, so many

@@ -147,9 +147,15 @@ func (s *stepper) apply(obs *Observation, oerr error) bool {
 		s.logf("check %d: baseline, currently %s", st.Checks, v)
 		return false
 	}
+	// A quiet check with nothing to say is counted (watch show, and watch
+	// ls's last check), not logged: a line per check woke the runner's
+	// supervisor about 30 times a line and grew the runner's log by a
+	// line per check (docs/benchmarks.md, "Idle watchers").
 	if obs.Quiet {
 		st.QuietChecks++
-		s.logf("check %d: quiet%s", st.Checks, suffix(obs.Payload))
+		if obs.Payload != "" {
+			s.logf("check %d: quiet%s", st.Checks, suffix(obs.Payload))
+		}
 		return false
 	}
 	if sp.Kind == KindApproval {
@@ -174,8 +180,7 @@ func (s *stepper) apply(obs *Observation, oerr error) bool {
 	}
 	h := hashText(obs.Text)
 	if h == st.Hash {
-		st.QuietChecks++
-		s.logf("check %d: unchanged", st.Checks)
+		st.QuietChecks++ // not logged, as a quiet check above
 		return false
 	}
 	st.Hash = h

@@ -323,3 +323,33 @@ func TestDeliveryDedupeAndFailure(t *testing.T) {
 		t.Fatalf("after every append went out: %+v", next)
 	}
 }
+
+// A quiet check with nothing to say is counted in the state (watch show,
+// watch ls), not logged: a line per check woke the runner's supervisor
+// about 30 times a line and grew the runner's log by a line per check.
+// What a source says of a quiet check (a command's reason) and any change
+// are still logged.
+func TestQuietChecksAreCountedNotLogged(t *testing.T) {
+	cases := []struct {
+		name string
+		obs  *Observation
+		log  string // "" for no line
+	}{
+		{"unchanged", &Observation{Text: "one"}, ""},
+		{"a 304", &Observation{Quiet: true, ETag: `"e1"`}, ""},
+		{"quiet with a reason", &Observation{Quiet: true, Payload: "still building"}, "check 2: quiet (still building)"},
+		{"changed", &Observation{Text: "two"}, "fired"},
+	}
+	for _, c := range cases {
+		next, out := Step(stepSpec(nil), baselined("one", nil), c.obs, nil, t0)
+		if next.Checks != 2 || (c.log != "fired" && next.QuietChecks != 1) {
+			t.Errorf("%s: state %+v, want 2 checks (1 quiet unless it changed)", c.name, next)
+		}
+		switch {
+		case c.log == "" && len(out.Log) != 0:
+			t.Errorf("%s: logged %q, want nothing", c.name, out.Log)
+		case c.log != "" && (len(out.Log) == 0 || !strings.Contains(strings.Join(out.Log, "\n"), c.log)):
+			t.Errorf("%s: logged %q, want a line with %q", c.name, out.Log, c.log)
+		}
+	}
+}

@@ -4,9 +4,10 @@
 // do to tasks goes through taskctl. It owns a watcher's lifecycle — create,
 // pause, resume, delete, the end of its session (EndSession) — the start
 // of the home's runner, the one background task that runs every active
-// watcher (hangdog __watch, ensureRunner), the receiver's
-// start and the base URL of every link (base.go), one description of a
-// link for both kinds (LinkInfo), and who may act on a watcher (Caller).
+// watcher (RunnerProgram, ensureRunner; Main and RunHome are its main),
+// the receiver's start and the base URL of every link (base.go), one
+// description of a link for both kinds (LinkInfo), and who may act on a
+// watcher (Caller).
 //
 // The watch package below it keeps the records, the sources and the
 // policy; receiver and approval serve the links' HTTP side.

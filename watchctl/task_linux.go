@@ -2,9 +2,7 @@ package watchctl
 
 import (
 	"fmt"
-	"os"
 
-	"github.com/hangdog/hangdog/internal/hiddenarg"
 	"github.com/hangdog/hangdog/taskctl"
 )
 
@@ -12,7 +10,7 @@ import (
 // shell's /bg); `hangdog watch ls` lists the watchers it runs.
 const RunnerLabel = "watch runner: every active watcher of this home (hangdog watch ls)"
 
-// ensureRunner makes sure the home's runner (hangdog __watch) runs and
+// ensureRunner makes sure the home's runner (RunnerProgram) runs and
 // returns its task id: the one recorded, if its task is alive, or a new
 // background task. The check and the start are one step under the
 // runner's start lock, which a runner leaving (no watcher active) takes
@@ -23,26 +21,21 @@ const RunnerLabel = "watch runner: every active watcher of this home (hangdog wa
 // session's end kills it; a session's watchers end with it through
 // EndSession, which pauses them.
 func (s *Service) ensureRunner() (string, error) {
-	exe := s.exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return "", fmt.Errorf("find hangdog's own path: %w", err)
-		}
+	argv, err := s.runnerArgv()
+	if err != nil {
+		return "", err
 	}
 	var taskID string
-	err := s.store.WithRunnerStart(func() error {
+	err = s.store.WithRunnerStart(func() error {
 		if id := s.store.RunnerTask(); id != "" && s.taskAlive(id) {
 			taskID = id
 			return nil
 		}
-		// hangdog-full's libraries query a terminal for its colours at
-		// start-up and wait seconds for an answer a task's PTY never
-		// gives, so it runs with TERM=dumb. The runner announces why a
-		// watcher stops (a pause, an expiry, a decision): its task's clean
-		// exit would be a second, empty piece of news.
+		// The runner announces why a watcher stops (a pause, an expiry,
+		// a decision): its task's clean exit would be a second, empty
+		// piece of news.
 		id, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
-			Argv: []string{"env", "TERM=dumb", exe, hiddenarg.Watch}, HomeWide: true}, RunnerLabel, true)
+			Argv: argv, HomeWide: true}, RunnerLabel, true)
 		if err != nil {
 			return fmt.Errorf("start the watchers' runner: %w", err)
 		}

@@ -49,6 +49,14 @@ func TestHotPathBinariesLinkNoHeavyPackages(t *testing.T) {
 			t.Errorf("hangdog-supervisor links %s", h)
 		}
 	}
+	// The watchers' runner stays resident while any watcher is active:
+	// its pages are what it links (docs/benchmarks.md, "Idle watchers").
+	runner := deps("", "github.com/hangdog/hangdog/cmd/hangdog-watch")
+	for _, h := range append(heavy, "spf13/cobra") {
+		if strings.Contains(runner, h) {
+			t.Errorf("hangdog-watch links %s", h)
+		}
+	}
 	// The supervisor asks remote models through a helper process: the HTTP
 	// client's initialisers would cost every start-up.
 	for _, pkg := range []string{"net/http", "crypto/tls"} {

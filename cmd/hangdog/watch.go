@@ -27,10 +27,11 @@ import (
 	"github.com/hangdog/hangdog/watchctl"
 )
 
-// The watch commands and the hidden __watch runner live in the full build
-// only: the watch package links net/http, an XML parser and regexps that
-// `hangdog run` must not pay for. The lite hangdog hands them over
-// (watch_lite.go).
+// The watch commands and the hidden __watch runner (what runs the watchers
+// where hangdog-watch, watchctl.RunnerProgram, is not installed) live in
+// the full build only: the watch package links net/http, an XML parser and
+// regexps that `hangdog run` must not pay for. The lite hangdog hands them
+// over (watch_lite.go).
 
 func init() {
 	registerCommand(newWatchCmd)
@@ -533,14 +534,11 @@ func newWatchRunnerCmd() *cobra.Command {
 		Short:  "Run the home's watchers (what the watchers' runner task runs)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
+		// watchctl.RunnerProgram runs the same where it is installed.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := openWatchers()
-			if err != nil {
-				return err
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return svc.Run(ctx, os.Stdout)
+			return watchctl.RunHome(ctx, os.Stdout, os.Stderr)
 		},
 	}
 }

@@ -25,7 +25,7 @@ const ClaudeVersion = "2.1.328"
 var (
 	claude   string // the claude binary, or "" with skipWhy
 	skipWhy  string
-	binDir   string // hangdog, hangdog-full, hangdog-supervisor
+	binDir   string // hangdog, hangdog-full, hangdog-supervisor, hangdog-watch
 	repoRoot string
 	runs     = make(chan struct{}, 3) // claude processes at once (2 shared cores)
 	runSeq   atomic.Int64

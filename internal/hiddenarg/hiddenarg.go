@@ -17,7 +17,8 @@ const Supervise = "__supervise"
 // own.
 const Ask = "__ask"
 
-// Watch makes hangdog-full run the home's watchers (`hangdog __watch`): what
-// the watchers' runner task runs. Only the watcher service (watchctl)
-// starts it; the CLI registers it.
+// Watch is the argument the watchers' runner task is started with: to
+// hangdog-watch (cmd/hangdog-watch, watchctl.Main), or, where that is not
+// installed, to hangdog-full (`hangdog __watch`). Only the watcher service
+// (watchctl) starts it; the CLI registers it.
 const Watch = "__watch"

@@ -29,7 +29,7 @@ var layers = [][]string{
 	{"receiver", "receiver/sink", "approval"},
 	{"watchctl"},
 	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
-	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "internal/testbin", "internal/testbin/mcpstub", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "faults", "e2e/claudecode", "e2e/codex"},
+	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "cmd/hangdog-watch", "internal/testbin", "internal/testbin/mcpstub", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "scripts/bench-watchers/refsched", "faults", "e2e/claudecode", "e2e/codex"},
 }
 
 // onlyFor limits who may import a package beyond the layers: the

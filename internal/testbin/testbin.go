@@ -1,7 +1,8 @@
 // Package testbin builds hangdog for tests that drive it as users do, the
 // way `make build` builds it: the lite hangdog, and next to it hangdog-full
-// (the shell, the settings screen, the MCP server) and the slim
-// hangdog-supervisor it starts for every task.
+// (the shell, the settings screen, the MCP server), the slim
+// hangdog-supervisor it starts for every task and the slim hangdog-watch
+// that runs a home's watchers.
 package testbin
 
 import (
@@ -16,6 +17,7 @@ var builds = []struct{ name, pkg, tags string }{
 	{"hangdog", "./cmd/hangdog", "lite"},
 	{"hangdog-full", "./cmd/hangdog", ""},
 	{"hangdog-supervisor", "./cmd/hangdog-supervisor", ""},
+	{"hangdog-watch", "./cmd/hangdog-watch", ""},
 }
 
 // Build compiles the binaries into dir, concurrently, and returns hangdog's

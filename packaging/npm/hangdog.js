@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // hangdog's npm entry point. The program is native: the platform package
 // npm installed beside this one as an optional dependency (os and cpu pick
-// it, as for esbuild, Codex and Claude Code) carries hangdog, hangdog-full
-// and hangdog-supervisor side by side, the way make install puts them, so
-// hangdog finds its siblings next to itself. This shim only starts it:
-// stdio is passed through untouched (an MCP client talks to hangdog
-// directly), signals sent to this process are forwarded, and hangdog's exit
-// status (or the signal that ended it) becomes this process's.
+// it, as for esbuild, Codex and Claude Code) carries hangdog, hangdog-full,
+// hangdog-supervisor and hangdog-watch side by side, the way make install
+// puts them, so hangdog finds its siblings next to itself. This shim only
+// starts it: stdio is passed through untouched (an MCP client talks to
+// hangdog directly), signals sent to this process are forwarded, and
+// hangdog's exit status (or the signal that ended it) becomes this
+// process's.
 "use strict";
 
 const { spawn } = require("child_process");

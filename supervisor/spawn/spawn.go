@@ -104,6 +104,31 @@ func Beside(name string) (string, error) {
 
 var errNotExecutable = errors.New("not an executable file")
 
+// RunnerName is the slim program that runs a home's watchers
+// (cmd/hangdog-watch, started by watchctl), installed next to hangdog.
+const RunnerName = "hangdog-watch"
+
+// cliName is the CLI installed next to the slim programs.
+const cliName = "hangdog"
+
+// CLI is the program that runs a hangdog command for the running one:
+// itself, or, for a slim program that links no CLI (BinaryName,
+// RunnerName), the hangdog next to it.
+func CLI() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", &Error{Op: "find the running hangdog binary", Err: err}
+	}
+	if b := path.Base(self); b != BinaryName && b != RunnerName {
+		return self, nil
+	}
+	cli, err := Beside(cliName)
+	if err != nil {
+		return "", &Error{Op: "find " + cliName + " next to " + self + " (reinstall hangdog, which puts its programs side by side)", Err: err}
+	}
+	return cli, nil
+}
+
 // Error is a failure to start a supervisor. (fmt would pull in reflect and
 // its initialisers ahead of this package.)
 type Error struct {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangdog/hangdog/internal/testbin"
+)
+
+// runnerExe creates a file watcher with the hangdog at bin and returns the
+// watcher's file, the runner's task and the program its process runs.
+func runnerExe(t *testing.T, e *env, bin string) (file, taskID, exe string) {
+	t.Helper()
+	file = filepath.Join(t.TempDir(), "status")
+	if err := os.WriteFile(file, []byte("building\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := testbin.Run(t, bin, e.environ(), filepath.Dir(e.home), "watch", "create", "--kind", "file", file, "--interval", "1s", "--json")
+	if r.Code != 0 {
+		t.Fatalf("watch create: %d %s %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var created struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &created); err != nil || created.TaskID == "" {
+		t.Fatalf("watch create --json: %v: %s", err, r.Stdout)
+	}
+	t.Cleanup(func() { testbin.Run(t, bin, e.environ(), filepath.Dir(e.home), "watch", "rm", "w1") })
+	var pid int
+	eventually(t, "the runner's process", 10*time.Second, func() bool {
+		var tasks []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+			PID   int    `json:"pid"`
+		}
+		_ = json.Unmarshal([]byte(testbin.Run(t, bin, e.environ(), filepath.Dir(e.home), "bg", "ls", "--json").Stdout), &tasks)
+		for _, tk := range tasks {
+			if tk.ID == created.TaskID && tk.State == "running" && tk.PID != 0 {
+				pid = tk.PID
+			}
+		}
+		if pid == 0 {
+			return false
+		}
+		// Until its exec, the task's pid may still be env's.
+		exe, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+		return strings.HasPrefix(filepath.Base(exe), "hangdog")
+	})
+	return file, created.TaskID, exe
+}
+
+// The home's runner is the slim hangdog-watch installed next to hangdog,
+// not hangdog-full, and it runs the watchers.
+func TestWatchRunnerIsTheSlimProgram(t *testing.T) {
+	e := newEnv(t)
+	file, taskID, exe := runnerExe(t, e, hangdogBin)
+	if want := filepath.Join(testbin.Dir(hangdogBin), "hangdog-watch"); exe != want {
+		t.Fatalf("the runner runs %s, want %s", exe, want)
+	}
+	if err := os.WriteFile(file, []byte("failed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fire", 10*time.Second, func() bool {
+		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+	if logs := e.run("bg", "logs", taskID).stdout; strings.Contains(logs, "is not installed") {
+		t.Errorf("the runner's log says a program is missing:\n%s", logs)
+	}
+}
+
+// Where hangdog-watch is not installed (an old installation's files, a
+// copy of some programs only), hangdog-full runs the watchers, and the
+// runner's log names the missing program and how to get it.
+func TestWatchRunnerWithoutHangdogWatchIsHangdogFull(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	for _, name := range []string{"hangdog", "hangdog-full", "hangdog-supervisor"} {
+		b, err := os.ReadFile(filepath.Join(testbin.Dir(hangdogBin), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "hangdog")
+	file, taskID, exe := runnerExe(t, e, bin)
+	if want := filepath.Join(dir, "hangdog-full"); exe != want {
+		t.Fatalf("the runner runs %s, want %s", exe, want)
+	}
+	if err := os.WriteFile(file, []byte("failed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fire", 10*time.Second, func() bool {
+		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+	logs := e.run("bg", "logs", taskID).stdout
+	if !strings.Contains(logs, "hangdog-watch is not installed next to "+exe) || !strings.Contains(logs, "make install") || !strings.Contains(logs, "npm package") {
+		t.Errorf("the runner's log does not say what is missing and how to fix it:\n%s", logs)
+	}
+}
