@@ -14,9 +14,9 @@ import (
 // context; that is all a hook can do.
 var builtinTools = map[string]bool{"WebFetch": true, "WebSearch": true, "Task": true, "Agent": true}
 
-// slowBuiltinAfter is how long a built-in tool's call may take before its
+// SlowBuiltinAfter is how long a built-in tool's call may take before its
 // PostToolUse tells the model it was slow.
-const slowBuiltinAfter = time.Minute
+const SlowBuiltinAfter = time.Minute
 
 // startsKept bounds the built-in calls whose start the record keeps: a call
 // whose PostToolUse never came (interrupted) must not grow it.
@@ -51,7 +51,7 @@ func (h *Hook) preBuiltin(in Input) error {
 }
 
 // postBuiltin tells the model, in the next context, that a built-in call
-// took longer than slowBuiltinAfter.
+// took longer than SlowBuiltinAfter.
 func (h *Hook) postBuiltin(in Input) error {
 	if in.ToolUseID == "" {
 		return nil
@@ -75,7 +75,7 @@ func (h *Hook) postBuiltin(in Input) error {
 		return nil
 	}
 	took := time.Since(started)
-	if took < slowBuiltinAfter {
+	if took < SlowBuiltinAfter {
 		return nil
 	}
 	return h.answer(map[string]any{"hookSpecificOutput": hookOutput{

@@ -17,8 +17,8 @@ import (
 // tasks that can end by itself still runs, it waits up to HANGDOG_STOP_WAIT
 // (default 20 s) for its end.
 
-// defaultStopWait is how long Stop waits for the session's own work.
-const defaultStopWait = 20 * time.Second
+// DefaultStopWait is how long Stop waits for the session's own work.
+const DefaultStopWait = 20 * time.Second
 
 // The Stop hook's pace: how often it looks while it waits, and, once the
 // waited-for tasks have ended, how long it looks for their end event (a
@@ -79,7 +79,7 @@ func (h *Hook) stop(ctx context.Context, in Input) error {
 func parseWait(v string) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return defaultStopWait
+		return DefaultStopWait
 	}
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
 		return d
@@ -87,7 +87,7 @@ func parseWait(v string) time.Duration {
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
 		return time.Duration(n * float64(time.Second))
 	}
-	return defaultStopWait
+	return DefaultStopWait
 }
 
 // waitable says whether one of the tasks the session's calls left running

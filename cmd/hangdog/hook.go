@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hangdog/hangdog/cchook"
+	"github.com/hangdog/hangdog/taskctl"
 )
 
 func init() { registerCommand(newHookCmd) }
@@ -24,12 +25,17 @@ dispatched on its hook_event_name.
                 they allow is rewritten to run supervised by hangdog run
                 (its cwd carried back to Claude Code's shell, the session's
                 news above its output); other calls carry the news as
-                additional context. mcp__hangdog__bash: the session's cwd
-  PostToolUse   mcp__hangdog__bash: the tasks a call left running
+                additional context. WebFetch, WebSearch, Task, Agent: when
+                the call started
+  PostToolUse   WebFetch, WebSearch, Task, Agent: one that took over
+                ` + taskctl.Spoken.Format(cchook.SlowBuiltinAfter) + ` is named in the next context
   Stop          the news of the session's own tasks, once, as additional
-                context; waits up to $HANGDOG_STOP_WAIT (20s) for its own
-                work that can end by itself
+                context; waits up to $HANGDOG_STOP_WAIT (` + taskctl.Spoken.Format(cchook.DefaultStopWait) + `) for the
+                tasks its calls left running that can end by themselves
   SessionEnd    tasks.onSessionEnd for the session's tasks (kill by default)
+
+hangdog's MCP bash needs no hook per call: hangdog mcp started by Claude Code
+is that session's (its tasks and news are the session's own).
 
 Environment: HANGDOG_PERMISSION (rules, allow, none), HANGDOG_STOP_WAIT,
 HANGDOG_HOOK_SET ("key=value ..." for supervised calls), HANGDOG_AGENT_PROFILE
