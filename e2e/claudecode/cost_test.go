@@ -4,8 +4,6 @@ package claudecode
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,24 +28,13 @@ import (
 // Code's CLAUDE_CODE_SHELL_PREFIX runs its shell line under `hangdog run`:
 // the cost of supervising a call at all).
 func TestCallCost(t *testing.T) {
-	rounds, _ := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST"))
-	if rounds <= 0 {
-		t.Skip("set HANGDOG_E2E_COST=ROUNDS to measure (scripts/bench-claude-code.sh)")
-	}
+	rounds, calls, modes := testbin.CostRun(t, "scripts/bench-claude-code.sh", "plain", "hook", "mcp", "mcp-alone")
 	needClaude(t)
-	calls := 20
-	if n, err := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST_CALLS")); err == nil && n > 0 {
-		calls = n
-	}
 	turns := make([]turn, 0, calls+1)
 	for range calls {
 		turns = append(turns, bash("true", 30000))
 	}
 	turns = append(turns, done())
-	modes := []string{"plain", "hook", "mcp", "mcp-alone"}
-	if m := os.Getenv("HANGDOG_E2E_COST_MODES"); m != "" {
-		modes = strings.Fields(m)
-	}
 	walls, perRound := testbin.Interleaved(rounds, modes, func(mode string, round int) []time.Duration {
 		r := startClaude(t, scenario{name: "cost", turns: turns}, mode)
 		if r.rc != 0 || len(r.results) != calls {

@@ -4,7 +4,6 @@ package codex
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,20 +35,9 @@ import (
 //     runs nothing: Codex's own cost of any MCP tool call, the floor under
 //     mcp.
 func TestCallCost(t *testing.T) {
-	rounds, _ := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST"))
-	if rounds <= 0 {
-		t.Skip("set HANGDOG_E2E_COST=ROUNDS to measure (scripts/bench-codex.sh)")
-	}
+	rounds, calls, modes := testbin.CostRun(t, "scripts/bench-codex.sh", "codex", "mcp", "nullmcp")
 	if codex == "" {
 		t.Skip(skipWhy)
-	}
-	calls := 20
-	if n, err := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST_CALLS")); err == nil && n > 1 {
-		calls = n
-	}
-	modes := []string{"codex", "mcp", "nullmcp"}
-	if m := os.Getenv("HANGDOG_E2E_COST_MODES"); m != "" {
-		modes = strings.Fields(m)
 	}
 	var stub string
 	if slices.Contains(modes, "nullmcp") {

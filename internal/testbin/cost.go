@@ -2,7 +2,11 @@ package testbin
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -35,3 +39,24 @@ func Median(ds []time.Duration) time.Duration {
 
 // Millis is d in milliseconds.
 func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// CostRun is what a cost test was asked for in the environment:
+// HANGDOG_E2E_COST rounds (none: the test is skipped, named by script),
+// HANGDOG_E2E_COST_CALLS calls a session (default 20; the first is the
+// warm-up, so at least 2) and HANGDOG_E2E_COST_MODES (default modes).
+func CostRun(t *testing.T, script string, modes ...string) (rounds, calls int, picked []string) {
+	t.Helper()
+	rounds, _ = strconv.Atoi(os.Getenv("HANGDOG_E2E_COST"))
+	if rounds <= 0 {
+		t.Skip("set HANGDOG_E2E_COST=ROUNDS to measure (" + script + ")")
+	}
+	calls = 20
+	if n, err := strconv.Atoi(os.Getenv("HANGDOG_E2E_COST_CALLS")); err == nil && n > 1 {
+		calls = n
+	}
+	picked = modes
+	if m := os.Getenv("HANGDOG_E2E_COST_MODES"); m != "" {
+		picked = strings.Fields(m)
+	}
+	return rounds, calls, picked
+}
