@@ -76,14 +76,15 @@ docs:
 # The real Claude Code and Codex CLIs (installed from npm, pinned) driving
 # hangdog's hook recipe and MCP server against scripted API stand-ins.
 # `make test` runs the quick scenarios; e2e runs all of them, e2e-slow the
-# rest (a prompt and a server under Claude Code).
+# rest (a prompt and a server under Claude Code, and the two tests that wake
+# a real Claude Code, interactive and headless).
 e2e:
 	.ci/install-agent-clis
 	HANGDOG_E2E=all $(GO) test -count=1 -v ./e2e/...
 
 e2e-slow:
 	.ci/install-agent-clis
-	HANGDOG_E2E=slow $(GO) test -count=1 -run TestClaudeCode ./e2e/claudecode/
+	HANGDOG_E2E=slow $(GO) test -count=1 -run 'TestClaudeCode|TestInteractiveSessionIsWokenByItsEvents|TestWakeResumesHeadlessClaude' ./e2e/claudecode/
 
 test-short:
 	$(GO) test -short -count=1 ./...

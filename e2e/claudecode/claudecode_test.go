@@ -44,6 +44,17 @@ const slowest = 30 * time.Second
 
 var escape = regexp.MustCompile("\x1b")
 
+// slowTier skips a test outside the slow tier (HANGDOG_E2E=slow or all):
+// the end-to-end tests that take most of a minute each, which `make
+// e2e-slow` runs (so does CI, after `make test`) and `make test` does not,
+// to keep it under ten minutes on two cores.
+func slowTier(t *testing.T) {
+	t.Helper()
+	if os.Getenv("HANGDOG_E2E") == "" {
+		t.Skip("slow: run with HANGDOG_E2E=slow or all (make e2e-slow, make e2e; CI runs it)")
+	}
+}
+
 func TestClaudeCode(t *testing.T) {
 	needClaude(t)
 	which := os.Getenv("HANGDOG_E2E") // "" (make test: the quick ones), "slow", "all"

@@ -203,6 +203,7 @@ func count(a *api, re *regexp.Regexp) int {
 // and nothing already told.
 func TestInteractiveSessionIsWokenByItsEvents(t *testing.T) {
 	needClaude(t)
+	slowTier(t)
 	t.Parallel()
 	runs <- struct{}{} // one of the claude sessions at once
 	defer func() { <-runs }()

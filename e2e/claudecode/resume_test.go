@@ -25,6 +25,7 @@ import (
 // transcript).
 func TestWakeResumesHeadlessClaude(t *testing.T) {
 	needClaude(t)
+	slowTier(t)
 	t.Parallel()
 	runs <- struct{}{} // one of the claude sessions at once
 	defer func() { <-runs }()
