@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -150,7 +151,10 @@ type HomeRunner struct {
 	running int // checks holding a place among the Concurrency
 	done    chan checkDone
 	quit    chan struct{} // closed when Run returns: a late report goes nowhere
-	logMu   sync.Mutex
+	// homeGone: the watchers directory no longer exists (the home was
+	// removed), so the runner leaves.
+	homeGone bool
+	logMu    sync.Mutex
 }
 
 // slot is one watcher as the runner schedules it.
@@ -252,6 +256,10 @@ func (h *HomeRunner) Run(ctx context.Context) error {
 	}
 	h.scan(ctx, true, nil)
 	for {
+		if h.homeGone {
+			h.logf("", "the watchers directory %s is gone (its home was removed); leaving", h.Store.dir)
+			return nil
+		}
 		h.dispatch(ctx)
 		if len(h.slots) == 0 && h.running == 0 && !rescanPending {
 			if h.Store.idle(h.only) {
@@ -387,6 +395,12 @@ func (h *HomeRunner) scan(ctx context.Context, all bool, ids map[string]bool) {
 			ids[id] = true
 		}
 		ents, err := os.ReadDir(h.Store.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The home was removed: nothing is left to run, and looking
+			// again every few seconds would keep this process for ever.
+			h.homeGone = true
+			return
+		}
 		if err != nil {
 			h.logf("", "list the watchers: %v", err)
 		}

@@ -222,3 +222,31 @@ func TestHomeRunnerGoesOnPastAStuckCheck(t *testing.T) {
 		return len(events(t, s, ok, bgtasks.EventWatchFired)) == 1
 	})
 }
+
+// A runner whose home is removed (the user deleted it, or a test's
+// temporary home was cleaned up) leaves: there is nothing left to run.
+// Before, it looked again every few seconds for ever, a process pair
+// per home left behind, each using CPU.
+func TestRunnerLeavesWhenItsHomeIsRemoved(t *testing.T) {
+	s := newStore(t)
+	target := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(target, []byte("v1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	create(t, s, &Request{Kind: KindFile, Target: target, IntervalSeconds: 1}, "o")
+	done := make(chan error, 1)
+	log := &syncBuffer{}
+	go func() { done <- (&HomeRunner{Store: s, Log: log}).Run(context.Background()) }()
+	time.Sleep(500 * time.Millisecond)
+	if err := os.RemoveAll(s.dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the runner of a removed home still runs after 15 s; its log:\n%s", log.String())
+	}
+}
