@@ -8,7 +8,7 @@
 # ROUNDS rounds (default 6) with the modes interleaved. Prints each mode's
 # median per call and its ratio to plain, and the load while it ran.
 # Targets (issue 27): hook and mcp(+hooks) <= 1.3x plain, mcp alone <= 1.0x.
-# HANGDOG_E2E_COST_MODES="plain nullhook nullmcp prefix hook mcp mcp-alone" adds the
+# HANGDOG_E2E_COST_MODES="plain nullhook nullrewrite nullmcp prefix hook mcp mcp-alone" adds the
 # references that say where the time goes (see e2e/claudecode/cost_test.go).
 #
 #   scripts/bench-claude-code.sh [ROUNDS] [CALLS]

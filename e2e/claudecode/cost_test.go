@@ -20,9 +20,12 @@ import (
 // runs it. The targets are issue 27's: the hook recipe and MCP with the
 // hooks within 1.3x plain Claude Code, MCP alone within 1.0x.
 // HANGDOG_E2E_COST_MODES picks modes; besides plain, hook, mcp (with the
-// hooks) and mcp-alone there are three references that say where the time
+// hooks) and mcp-alone there are four references that say where the time
 // goes: nullhook (a PreToolUse hook that reads its input and answers
-// nothing: the client's own cost of having a hook), nullmcp (an MCP server
+// nothing: the client's own cost of having a hook), nullrewrite (a hook
+// that answers the call's own command as an updated input with allow, as
+// the recipe's hook answers: the client's cost of taking a rewrite, the
+// floor under the hook recipe), nullmcp (an MCP server
 // whose tool answers at once and runs nothing: the client's own cost of an
 // MCP tool call, the floor under mcp-alone) and prefix (no hook; Claude
 // Code's CLAUDE_CODE_SHELL_PREFIX runs its shell line under `hangdog run`:

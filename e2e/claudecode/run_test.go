@@ -151,6 +151,16 @@ func startClaude(t *testing.T, sc scenario, mode string) *run {
 			"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null", "timeout": 10}}}}}})
 		os.WriteFile(filepath.Join(home, ".claude/settings.json"), b, 0o600)
 	}
+	if mode == "nullrewrite" { // the client's own cost of a hook that rewrites the call as the recipe does (updatedInput, allow), the command left as it was: the floor of any hook recipe
+		os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+		ans, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"updatedInput": map[string]any{"command": "true", "timeout": 30000}, "permissionDecision": "allow"}})
+		script := filepath.Join(root, "rewrite.sh")
+		os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+string(ans)+"'\n"), 0o700)
+		b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+			"hooks": []any{map[string]any{"type": "command", "command": script, "timeout": 10}}}}}})
+		os.WriteFile(filepath.Join(home, ".claude/settings.json"), b, 0o600)
+	}
 	if mode == "mcp" || mode == "mcp-alone" { // the MCP config README gives, hangdog found on PATH
 		args = append(args, "--mcp-config", filepath.Join(repoRoot, "scripts/mcp-config/claude-code.mcp.json"),
 			"--strict-mcp-config", "--disallowedTools", "Bash")
