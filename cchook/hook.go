@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/taskctl"
@@ -145,15 +146,20 @@ const (
 	kindStuck      = "stuck"
 )
 
-var reasonKinds = []struct {
+// reasonKinds are compiled on first use, not at every hook's start.
+var reasonKinds = sync.OnceValue(func() []reasonKind {
+	return []reasonKind{
+		{kindPager, regexp.MustCompile(`\bpager\b`)},
+		{kindEditor, regexp.MustCompile(`\beditor\b`)},
+		{kindService, regexp.MustCompile(`service listening|listening on`)},
+		{kindInput, regexp.MustCompile(`waiting for input|waits for input|password`)},
+		{kindStuck, regexp.MustCompile(`stuck|looping|retry`)},
+	}
+})
+
+type reasonKind struct {
 	kind string
 	rx   *regexp.Regexp
-}{
-	{kindPager, regexp.MustCompile(`\bpager\b`)},
-	{kindEditor, regexp.MustCompile(`\beditor\b`)},
-	{kindService, regexp.MustCompile(`service listening|listening on`)},
-	{kindInput, regexp.MustCompile(`waiting for input|waits for input|password`)},
-	{kindStuck, regexp.MustCompile(`stuck|looping|retry`)},
 }
 
 // waitKindOf maps what the watchdog says a detached run waits for (wait,
@@ -169,7 +175,7 @@ func waitKindOf(wait, reason string) string {
 	case taskctl.WaitPrompt, taskctl.WaitSecret, taskctl.WaitREPL, taskctl.WaitMenu, taskctl.WaitForm, taskctl.WaitStdin, taskctl.WaitScreen:
 		return kindInput
 	}
-	for _, k := range reasonKinds {
+	for _, k := range reasonKinds() {
 		if k.rx.MatchString(reason) {
 			return k.kind
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Permissions, as Claude Code decides them for Bash: the allow/ask/deny
@@ -241,7 +242,9 @@ func splitCommand(command string) (parts []string, ok bool) {
 }
 
 // wrappers are prefixes Claude Code looks through when it matches a rule.
-var wrappers = regexp.MustCompile(`^(?:(?:timeout(?:\s+-\S+)*\s+\d+[smhd]?|nice(?:\s+-n\s*-?\d+|\s+-\d+)?|nohup|time)\s+)+`)
+var wrappers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:timeout(?:\s+-\S+)*\s+\d+[smhd]?|nice(?:\s+-n\s*-?\d+|\s+-\d+)?|nohup|time)\s+)+`)
+})
 
 func ruleMatches(rule, cmd string) bool {
 	switch {
@@ -269,7 +272,7 @@ func ruleMatches(rule, cmd string) bool {
 
 func matches(list []string, part string) bool {
 	forms := []string{part}
-	if bare := wrappers.ReplaceAllString(part, ""); bare != part {
+	if bare := wrappers().ReplaceAllString(part, ""); bare != part {
 		forms = append(forms, bare)
 	}
 	for _, r := range list {

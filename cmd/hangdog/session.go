@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,9 @@ const sessionEnv = "HANGDOG_SESSION"
 // session is then claude-ID, the name the Claude Code hooks give it too.
 const claudeSessionEnv = "CLAUDE_CODE_SESSION_ID"
 
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$`)
+var sessionName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$`)
+})
 
 // addSessionFlag registers --session on a command that starts, lists or
 // reports tasks.
@@ -35,7 +38,7 @@ func callerSession(flag string) (string, error) {
 	if name == "" {
 		name, from = envSession()
 	}
-	if name != "" && !sessionName.MatchString(name) {
+	if name != "" && !sessionName().MatchString(name) {
 		return "", fmt.Errorf("%s %q: a session name is 1-100 letters, digits and . _ : @ -, starting with a letter or digit, e.g. build-42", from, name)
 	}
 	return name, nil
