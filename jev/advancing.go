@@ -4,9 +4,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-var numberRun = regexp.MustCompile(`\d+(?:\.\d+)?`)
+// numberRun and timeRun are compiled on first use: the supervisor links
+// this package, and most commands end before a check.
+var numberRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:\.\d+)?`) })
 
 // Principle (issue 23, cause 2): output is progress when it says something
 // new — new lines, numbers that measure work done (bytes, items, percent)
@@ -18,30 +21,32 @@ var numberRun = regexp.MustCompile(`\d+(?:\.\d+)?`)
 // dates, clock times (with fractions and a zone), and numbers with a unit of
 // time (28s, 1.5 ms, 2m30s, 3 seconds). They are blanked before numbers are
 // compared, so a clock or an elapsed counter never reads as work advancing.
-var timeRun = regexp.MustCompile(`(?i)\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?` +
-	`|\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?` +
-	`|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?)\b(?:\s?\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?))?`)
+var timeRun = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?` +
+		`|\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?` +
+		`|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?)\b(?:\s?\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?))?`)
+})
 
 // spinnerFrames are the characters spinners turn through, at a line's start.
 const spinnerFrames = "|/-\\⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷◐◓◑◒◴◷◶◵●○◉·.•*+ \t"
 
 // untimed is line with its times blanked and a leading spinner frame dropped.
 func untimed(line string) string {
-	return strings.TrimLeft(timeRun.ReplaceAllString(line, "T"), spinnerFrames)
+	return strings.TrimLeft(timeRun().ReplaceAllString(line, "T"), spinnerFrames)
 }
 
 // RestateShape is what a line says once its times, elapsed counters and
 // spinner frame are blanked and its other numbers masked: two lines with
 // the same shape say the same thing, unless a number of work advances.
 func RestateShape(line string) string {
-	return numberRun.ReplaceAllString(untimed(line), "#")
+	return numberRun().ReplaceAllString(untimed(line), "#")
 }
 
 // WorkNumbers are the numbers of a line that may measure work done (not
 // times): what advancing compares.
 func WorkNumbers(line string) []float64 {
 	var nums []float64
-	for _, m := range numberRun.FindAllString(untimed(line), -1) {
+	for _, m := range numberRun().FindAllString(untimed(line), -1) {
 		v, err := strconv.ParseFloat(m, 64)
 		if err != nil {
 			return nil

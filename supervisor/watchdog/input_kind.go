@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hangdog/hangdog/internal/termtext"
 	"github.com/hangdog/hangdog/supervisor/sampler"
@@ -36,17 +37,27 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
+// The prompts below are compiled on first use, not at start-up: every
+// supervisor links this package, and most commands end before a check.
 var (
 	// replPrompt: the prompts interpreters and debuggers print.
-	replPrompt = regexp.MustCompile(`^(>>> ?|\.\.\. ?|\(Pdb\) ?|\(gdb\) ?|\(lldb\) ?|sqlite> ?|irb\(.*\)[>*] ?|mysql> ?|[A-Za-z_]+=[#>] ?|ipdb> ?)$`)
+	replPrompt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(>>> ?|\.\.\. ?|\(Pdb\) ?|\(gdb\) ?|\(lldb\) ?|sqlite> ?|irb\(.*\)[>*] ?|mysql> ?|[A-Za-z_]+=[#>] ?|ipdb> ?)$`)
+	})
 	// menuPrompt: bash select's default PS3, or a choice among numbers.
-	menuPrompt = regexp.MustCompile(`(?i)(^#\? ?$|\b(choose|select|pick|choice|option)\b.*(\d+\s*[-–]\s*\d+|\[\d+\]))`)
+	menuPrompt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(^#\? ?$|\b(choose|select|pick|choice|option)\b.*(\d+\s*[-–]\s*\d+|\[\d+\]))`)
+	})
 	// menuItem: one numbered choice printed above the prompt.
-	menuItem = regexp.MustCompile(`^\s*\d+[).]\s+\S`)
+	menuItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+[).]\s+\S`) })
 	// formField: a named field with its default in brackets, ending in a
 	// colon — openssl req, debconf, npm init ("package name: (app)").
-	formField = regexp.MustCompile(`((\[[^\]]*\]|\([^)]*\))\s*:|:\s*\([^)]*\))\s*$`)
-	yesNo     = regexp.MustCompile(`(?i)[\[(](y|n|yes|no)(/(y|n|yes|no|\[?fingerprint\]?|a|q|d|e|s|j|k|\?))+[\])]`)
+	formField = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`((\[[^\]]*\]|\([^)]*\))\s*:|:\s*\([^)]*\))\s*$`)
+	})
+	yesNo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)[\[(](y|n|yes|no)(/(y|n|yes|no|\[?fingerprint\]?|a|q|d|e|s|j|k|\?))+[\])]`)
+	})
 )
 
 // classifyInput names the wait: who reads (the reader's argv, not the
@@ -72,9 +83,9 @@ func classifyInput(t sampler.Tree, lastLine string, tail []string) inputWait {
 		w.kind = InputREPL
 	case t.TTYMode == sampler.TTYRaw:
 		w.kind = InputScreen
-	case line != "" && (menuPrompt.MatchString(line) || numberedAbove(tail, w.above)):
+	case line != "" && (menuPrompt().MatchString(line) || numberedAbove(tail, w.above)):
 		w.kind = InputMenu
-	case line != "" && formField.MatchString(line) && !yesNo.MatchString(line):
+	case line != "" && formField().MatchString(line) && !yesNo().MatchString(line):
 		w.kind = InputForm
 	case line != "":
 		w.kind = InputPrompt
@@ -90,7 +101,7 @@ func isREPL(prog string, argv []string, line string) bool {
 	if shells[prog] {
 		return true
 	}
-	if replPrompt.MatchString(line) {
+	if replPrompt().MatchString(line) {
 		return true
 	}
 	if !interpreters[prog] && !strings.HasPrefix(prog, "python3.") {
@@ -118,7 +129,7 @@ func numberedAbove(tail []string, above bool) bool {
 	}
 	n := 0
 	for i := end - 1; i >= 0 && i >= end-6; i-- {
-		if !menuItem.MatchString(termtext.Plain([]byte(tail[i]))) {
+		if !menuItem().MatchString(termtext.Plain([]byte(tail[i]))) {
 			break
 		}
 		n++

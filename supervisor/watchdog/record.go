@@ -3,12 +3,16 @@ package watchdog
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
 // recordLine picks a LogLine apart again: what SeenInRecord needs of it.
-var recordLine = regexp.MustCompile(`^(\S+) task=\S+ check=(\d+) (due|fast) status=(\S+) confidence=(\S+) streak=\d+` +
-	` trigger=(\S+) veto=(.*?) action=(\S+)(?: input=(\S+))?(?: reason=(.*?))?(?: evidence=(.*))?$`)
+// Compiled on first use: every supervisor links this package.
+var recordLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\S+) task=\S+ check=(\d+) (due|fast) status=(\S+) confidence=(\S+) streak=\d+` +
+		` trigger=(\S+) veto=(.*?) action=(\S+)(?: input=(\S+))?(?: reason=(.*?))?(?: evidence=(.*))?$`)
+})
 
 // SeenInRecord says, in one sentence, what a check recorded as a LogLine
 // (the task's checks file, bgtasks.CheckRecords) saw: when, its verdict,
@@ -16,7 +20,7 @@ var recordLine = regexp.MustCompile(`^(\S+) task=\S+ check=(\d+) (due|fast) stat
 // A detach that is not the watchdog's (`hangdog mcp --max-wait`) quotes it
 // so the caller learns more than "timed out". "" for a line it cannot read.
 func SeenInRecord(line string, now time.Time) string {
-	m := recordLine.FindStringSubmatch(line)
+	m := recordLine().FindStringSubmatch(line)
 	if m == nil {
 		return ""
 	}
