@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // A session's shell files go in memory when the machine has a file system
@@ -13,8 +15,8 @@ import (
 // the cwd slot's block back and took it again. Its directory stays the
 // user's alone, and goes with the session.
 func TestShellStateLivesInMemoryAndPrivate(t *testing.T) {
-	if !inMemory("/dev/shm") {
-		t.Skip("no /dev/shm in memory here")
+	if !inMemory("/dev/shm") || unix.Access("/dev/shm", unix.W_OK|unix.X_OK) != nil {
+		t.Skip("no writable /dev/shm in memory here")
 	}
 	disk := t.TempDir()
 	if inMemory(disk) {
