@@ -7,9 +7,9 @@ import (
 	"sync"
 )
 
-var numberRun = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\d+(?:\.\d+)?`)
-})
+// numberRun and timeRun are compiled on first use: the supervisor links
+// this package, and most commands end before a check.
+var numberRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:\.\d+)?`) })
 
 // Principle (issue 23, cause 2): output is progress when it says something
 // new — new lines, numbers that measure work done (bytes, items, percent)

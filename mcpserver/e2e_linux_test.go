@@ -63,6 +63,10 @@ type world struct {
 	home string
 	cfg  string
 	dir  string
+	// runtime is the servers' $XDG_RUNTIME_DIR, in memory, so that the
+	// session files of a server a test kills go with the test ("" where
+	// there is no /dev/shm).
+	runtime string
 
 	extraEnv []string // for the next command only
 }
@@ -79,11 +83,19 @@ func newWorld(t testing.TB) *world {
 	if err := os.Mkdir(w.dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	if run, err := os.MkdirTemp("/dev/shm", "hd"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(run) })
+		w.runtime = run
+	}
 	return w
 }
 
 func (w *world) environ() []string {
-	return append(os.Environ(), "HANGDOG_HOME="+w.home, "XDG_CONFIG_HOME="+w.cfg)
+	env := append(os.Environ(), "HANGDOG_HOME="+w.home, "XDG_CONFIG_HOME="+w.cfg)
+	if w.runtime != "" {
+		env = append(env, "XDG_RUNTIME_DIR="+w.runtime)
+	}
+	return env
 }
 
 func (w *world) command(args ...string) *exec.Cmd {

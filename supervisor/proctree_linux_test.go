@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -82,4 +83,66 @@ func waitIgnores(t *testing.T, pid int, sig syscall.Signal) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("process %d never ignored %v", pid, sig)
+}
+
+// anyChild, run in a process of its own (this test's binary again, so no
+// other test's children count): no child, then a running one, an exited
+// one not yet reaped, and, as a subreaper, an orphaned grandchild whose
+// parent is gone — each answered as descendants would.
+func TestAnyChildSeesWhatIsLeftOfTheTree(t *testing.T) {
+	if os.Getenv("HANGDOG_TEST_ANYCHILD") == "1" {
+		anyChildSteps()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAnyChildSeesWhatIsLeftOfTheTree$")
+	cmd.Env = append(os.Environ(), "HANGDOG_TEST_ANYCHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	var got []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if s, ok := strings.CutPrefix(l, "anychild "); ok {
+			got = append(got, s)
+		}
+	}
+	want := []string{"none=false", "running=true", "unreaped=true", "reaped=false", "orphan=true", "orphan-gone=false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("anyChild answered %v; want %v\n%s", got, want, out)
+	}
+}
+
+func anyChildSteps() {
+	say := func(step string) {
+		fmt.Printf("anychild %s=%v\n", step, anyChild())
+		if len(descendants(os.Getpid())) > 0 != anyChild() {
+			fmt.Printf("anychild %s: descendants says %v\n", step, descendants(os.Getpid()))
+		}
+	}
+	say("none")
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		panic(err)
+	}
+	say("running")
+	sleeper.Process.Kill()
+	var si unix.Siginfo
+	unix.Waitid(unix.P_PID, sleeper.Process.Pid, &si, unix.WEXITED|unix.WNOWAIT, nil)
+	fmt.Printf("anychild unreaped=%v\n", anyChild()) // a zombie is no descendant in /proc's lists
+	sleeper.Wait()
+	say("reaped")
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		panic(err)
+	}
+	// The shell exits at once, leaving its sleeper to us.
+	out, err := exec.Command("bash", "-c", `sleep 30 >/dev/null 2>&1 & echo $!`).Output()
+	if err != nil {
+		panic(err)
+	}
+	orphan, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	say("orphan")
+	syscall.Kill(orphan, syscall.SIGKILL)
+	var ws unix.WaitStatus
+	unix.Wait4(orphan, &ws, 0, nil)
+	say("orphan-gone")
 }

@@ -37,6 +37,8 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
+// The prompts below are compiled on first use, not at start-up: every
+// supervisor links this package, and most commands end before a check.
 var (
 	// replPrompt: the prompts interpreters and debuggers print.
 	replPrompt = sync.OnceValue(func() *regexp.Regexp {
@@ -47,9 +49,7 @@ var (
 		return regexp.MustCompile(`(?i)(^#\? ?$|\b(choose|select|pick|choice|option)\b.*(\d+\s*[-–]\s*\d+|\[\d+\]))`)
 	})
 	// menuItem: one numbered choice printed above the prompt.
-	menuItem = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*\d+[).]\s+\S`)
-	})
+	menuItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+[).]\s+\S`) })
 	// formField: a named field with its default in brackets, ending in a
 	// colon — openssl req, debconf, npm init ("package name: (app)").
 	formField = sync.OnceValue(func() *regexp.Regexp {

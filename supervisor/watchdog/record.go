@@ -8,6 +8,7 @@ import (
 )
 
 // recordLine picks a LogLine apart again: what SeenInRecord needs of it.
+// Compiled on first use: every supervisor links this package.
 var recordLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(\S+) task=\S+ check=(\d+) (due|fast) status=(\S+) confidence=(\S+) streak=\d+` +
 		` trigger=(\S+) veto=(.*?) action=(\S+)(?: input=(\S+))?(?: reason=(.*?))?(?: evidence=(.*))?$`)
