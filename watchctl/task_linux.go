@@ -10,7 +10,7 @@ import (
 // shell's /bg); `hangdog watch ls` lists the watchers it runs.
 const RunnerLabel = "watch runner: every active watcher of this home (hangdog watch ls)"
 
-// ensureRunner makes sure the home's runner (RunnerProgram) runs and
+// ensureRunner makes sure the home's runner (runner.Program) runs and
 // returns its task id: the one recorded, if its task is alive, or a new
 // background task. The check and the start are one step under the
 // runner's start lock, which a runner leaving (no watcher active) takes
