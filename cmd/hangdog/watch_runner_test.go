@@ -104,3 +104,35 @@ func TestWatchRunnerWithoutHangdogWatchIsHangdogFull(t *testing.T) {
 		t.Errorf("the runner's log does not say what is missing and how to fix it:\n%s", logs)
 	}
 }
+
+// With serve.sink set, the runner needs the fleet's client, which
+// hangdog-watch does not link: it hands itself over to hangdog's __watch
+// (the same process: its supervisor keeps it), and the watchers run there.
+func TestWatchRunnerWithServeSinkIsHangdogFull(t *testing.T) {
+	e := newEnv(t)
+	// No fleet answers there: a file watcher needs none.
+	e.extra = append(e.extra, "HANGDOG_SERVE_SINK=nats://127.0.0.1:1")
+	file, taskID, _ := runnerExe(t, e, hangdogBin)
+	want := filepath.Join(testbin.Dir(hangdogBin), "hangdog-full")
+	var exe string
+	eventually(t, "the runner handed over to hangdog-full", 10*time.Second, func() bool {
+		var tasks []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+			PID   int    `json:"pid"`
+		}
+		_ = json.Unmarshal([]byte(e.run("bg", "ls", "--json").stdout), &tasks)
+		for _, tk := range tasks {
+			if tk.ID == taskID && tk.State == "running" {
+				exe, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(tk.PID), "exe"))
+			}
+		}
+		return exe == want
+	})
+	if err := os.WriteFile(file, []byte("failed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fire", 10*time.Second, func() bool {
+		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+}
