@@ -34,8 +34,12 @@ func (s *Service) ensureRunner() (string, error) {
 		// The runner announces why a watcher stops (a pause, an expiry,
 		// a decision): its task's clean exit would be a second, empty
 		// piece of news.
+		// Nor is the runner the watchdog's to judge: it waits between
+		// checks by design, and with watchdog.watchBgTasks on its
+		// supervisor would sample its processes every second (about 11
+		// wake-ups a second, measured) and could take it for stuck.
 		id, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
-			Argv: argv, HomeWide: true}, RunnerLabel, true)
+			Argv: argv, HomeWide: true, Sets: map[string]string{"watchdog.enabled": "false"}}, RunnerLabel, true)
 		if err != nil {
 			return fmt.Errorf("start the watchers' runner: %w", err)
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,5 +136,29 @@ func TestWatchRunnerWithServeSinkIsHangdogFull(t *testing.T) {
 	}
 	eventually(t, "the fire", 10*time.Second, func() bool {
 		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+}
+
+// The watchdog does not judge the watchers' runner, even where it judges
+// background tasks: the runner waits between checks by design, and its
+// supervisor would sample it every second.
+func TestWatchRunnerIsNotJudgedByTheWatchdog(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_WATCHDOG_WATCHBGTASKS=true")
+	_, taskID, _ := runnerExe(t, e, hangdogBin)
+	// A judged task's first check is at its supervisor's first tick, a
+	// second after its start, and is recorded in checks.log.
+	time.Sleep(3 * time.Second)
+	if _, err := os.Stat(filepath.Join(e.home, "tasks", taskID, "checks.log")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the runner's task has a checks.log (%v): the watchdog checked it", err)
+	}
+	// A background task started the same way is judged: the test's
+	// setting is in force.
+	r := e.run("bg", "run", "--", "sleep", "30")
+	id := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { e.run("bg", "kill", id) })
+	eventually(t, "a background task's first check", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, "tasks", id, "checks.log"))
+		return err == nil
 	})
 }
