@@ -126,7 +126,7 @@ func writeJSON(path string, v any) error {
 }
 
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return err
 	}
