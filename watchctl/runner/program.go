@@ -125,6 +125,6 @@ func fallbackNote() string {
 	if _, err := spawn.Beside(Program); err == nil {
 		return "" // started by hand, by a hangdog from before it, or handed over for serve.sink
 	}
-	return fmt.Sprintf("%s is not installed next to %s, so the watchers run in %s, which keeps about 7 MB more resident; reinstall hangdog, which puts its programs side by side (make install, the .deb, the release archive or the npm package)",
+	return fmt.Sprintf("%s is not installed next to %s, so the watchers run in %s, which keeps about 9 MB more resident; reinstall hangdog, which puts its programs side by side (make install, the .deb, the release archive or the npm package)",
 		Program, self, filepath.Base(self))
 }
