@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/testbin"
 )
 
@@ -148,8 +149,12 @@ func TestWatchRunnerIsNotJudgedByTheWatchdog(t *testing.T) {
 	_, taskID, _ := runnerExe(t, e, hangdogBin)
 	// A judged task's first check is at its supervisor's first tick, a
 	// second after its start, and is recorded in checks.log.
+	reg, err := bgtasks.Open(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(3 * time.Second)
-	if _, err := os.Stat(filepath.Join(e.home, "tasks", taskID, "checks.log")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(reg.ChecksPath(taskID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the runner's task has a checks.log (%v): the watchdog checked it", err)
 	}
 	// A background task started the same way is judged: the test's
@@ -158,7 +163,7 @@ func TestWatchRunnerIsNotJudgedByTheWatchdog(t *testing.T) {
 	id := strings.TrimSpace(r.stdout)
 	t.Cleanup(func() { e.run("bg", "kill", id) })
 	eventually(t, "a background task's first check", 10*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(e.home, "tasks", id, "checks.log"))
+		_, err := os.Stat(reg.ChecksPath(id))
 		return err == nil
 	})
 }
