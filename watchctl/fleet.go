@@ -32,12 +32,12 @@ func (s *Service) withFleet(ctx context.Context, fn func(*sink.Fleet) error) err
 	if err != nil {
 		return err
 	}
-	return withFleet(ctx, conf, fn)
+	return dialFleet(ctx, conf, fn)
 }
 
-// withFleet runs fn on the fleet (conf's serve.sink) over a connection of
+// dialFleet runs fn on the fleet (conf's serve.sink) over a connection of
 // its own.
-func withFleet(ctx context.Context, conf *settings.Settings, fn func(*sink.Fleet) error) error {
+func dialFleet(ctx context.Context, conf *settings.Settings, fn func(*sink.Fleet) error) error {
 	f, err := sink.Dial(ctx, conf, "hangdog links")
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func consumeFleet(ctx context.Context, store *watch.Store, conf *settings.Settin
 	// takes its deliveries once one does (Consume itself waits out an
 	// outage of a connection it has).
 	for {
-		err = withFleet(ctx, conf, func(f *sink.Fleet) error {
+		err = dialFleet(ctx, conf, func(f *sink.Fleet) error {
 			fmt.Fprintf(log, "taking this link's deliveries from the fleet (serve.sink)\n")
 			return f.Consume(ctx, store, w, token, log)
 		})

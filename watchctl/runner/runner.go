@@ -58,7 +58,7 @@ func run(ctx context.Context, store *watch.Store, conf *settings.Settings, opts 
 	runtime.GOMAXPROCS(1)
 	// Its live heap is under 1 MB with 50 watchers (GODEBUG=gctrace=1),
 	// its garbage each check's reads; Go's default keeps a 4 MB heap goal
-	// (GOGC=100), so the pages of 4 MB stay resident. runnerGCPercent
+	// (GOGC=100), so the pages of 4 MB stay resident. gcPercent
 	// lowers the goal to 1 MB: 2.4 MB less resident, at the same CPU
 	// (docs/benchmarks.md). A GOGC the user set is kept.
 	if os.Getenv("GOGC") == "" {
