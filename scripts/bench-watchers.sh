@@ -5,19 +5,20 @@
 #
 #   scripts/bench-watchers.sh [SECONDS] [REV|none]     (default 60, main)
 #
-# For each build, in a fresh home: 25 file watchers and 25 http watchers
-# (every 60 s, against a server on 127.0.0.1), a settle of 10 s, then over
-# SECONDS: the processes of every running task (runners and supervisors,
-# from `bg ls --json`), their total PSS (/proc/PID/smaps_rollup), threads,
-# inotify instances (fds on anon_inode:inotify), CPU (utime+stime, and
-# schedstat ns) and wake-ups (voluntary + involuntary context switches of
-# every thread, /proc/PID/task/TID/status). The reference
-# (scripts/bench-watchers/refsched: one process, one inotify instance, one
-# timer heap, one http.Client, nothing logged) gets the same 25 files and
-# the same URL 25 times and is measured the same way; the ratios are each
-# build's over the reference's. Then, this tree only: 500 watchers of 50
-# sessions (250 file, 250 http), all listed active, and a change to a file
-# fires. Everything made is removed.
+# Side by side, each build in a fresh home: 25 file watchers and 25 http
+# watchers (every 60 s, against a server on 127.0.0.1), a settle of 10 s,
+# then over the same SECONDS: the processes of every running task (runners
+# and supervisors, from `bg ls --json`), their total PSS
+# (/proc/PID/smaps_rollup), threads, inotify instances (fds on
+# anon_inode:inotify), CPU (utime+stime, and schedstat ns) and wake-ups
+# (voluntary + involuntary context switches of every thread,
+# /proc/PID/task/TID/status). The reference (scripts/bench-watchers/refsched:
+# one process, one inotify instance, one timer heap, one http.Client,
+# nothing logged) gets the same 25 files and the same URL 25 times and is
+# measured the same way over the same window; the ratios are each build's
+# over the reference's. Then, this tree only: 500 watchers of 50 sessions
+# (250 file, 250 http), all listed active, and a change to a file fires.
+# Everything made is removed.
 set -euo pipefail
 window=${1:-60}
 ref=${2:-main}
@@ -112,12 +113,12 @@ window_of() { # name pids...: the pids measured over the window, one line (and o
 	read -r _ _ _ ticks0 ns0 sw0 < <(snapshot "$@")
 	sleep "$window"
 	read -r pss thr ino ticks ns sw < <(snapshot "$@")
-	python3 - "$name" "$#" "$pss" "$thr" "$ino" $((ticks - ticks0)) $((ns - ns0)) $((sw - sw0)) "$window" "$tmp/results" <<'EOF'
+	python3 - "$name" "$#" "$pss" "$thr" "$ino" $((ticks - ticks0)) $((ns - ns0)) $((sw - sw0)) "$window" "$tmp/results-$name" <<'EOF'
 import sys
 name, (procs, pss, thr, ino, ticks, ns, sw, win), out = sys.argv[1], map(int, sys.argv[2:10]), sys.argv[10]
 print(f"{name:9} processes {procs:4}  threads {thr:4}  PSS {pss/1024:7.1f} MB  inotify {ino:3}  "
       f"CPU {ns/1e9/win*100:6.3f} % of a core ({ticks} ticks)  wake-ups {sw/win:6.2f}/s")
-open(out, "a").write(f"{name} {pss} {ns} {sw}\n")
+open(out, "w").write(f"{name} {pss} {ns} {sw}\n")
 EOF
 	for ((i = 0; i < ${#per[@]}; i++)); do
 		p=${*:i+1:1}
@@ -128,7 +129,7 @@ EOF
 	done
 }
 
-measure() { # name bindir: 25 file + 25 http watchers, idle, measured over the window
+populate() { # name bindir: 25 file + 25 http watchers in a fresh home
 	local name=$1 bin=$2
 	export HANGDOG_HOME=$tmp/home-$name
 	mkdir -p "$tmp/files-$name"
@@ -137,16 +138,20 @@ measure() { # name bindir: 25 file + 25 http watchers, idle, measured over the w
 		HANGDOG_SESSION=s$((i % 5)) "$bin/hangdog" watch create --kind file "$tmp/files-$name/f$i" >/dev/null
 		HANGDOG_SESSION=s$((i % 5)) "$bin/hangdog" watch create --kind http "$url" --interval 60s >/dev/null
 	done
-	sleep 10 # start-up (and the file watchers' first check) is not idle
+}
+
+measure() { # name bindir: the home populate made, measured over the window; then its watchers are removed
+	local name=$1 bin=$2
+	export HANGDOG_HOME=$tmp/home-$name
 	mapfile -t ps < <(pids "$bin")
-	window_of "$name" "${ps[@]}"
+	window_of "$name" "${ps[@]}" >"$tmp/out-$name"
 	"$bin/hangdog" watch ls --all --json | python3 -c 'import json,sys; [print(w["spec"]["id"], w["spec"].get("owner", "")) for w in json.load(sys.stdin)]' |
 		while read -r w owner; do
 			HANGDOG_SESSION=$owner "$bin/hangdog" watch rm "$w" >/dev/null
 		done
 }
 
-reference() { # the reference, given files made as measure makes them and the same URL
+reference() { # the reference, given files made as populate makes them and the same URL
 	mkdir -p "$tmp/files-reference"
 	local targets=()
 	for i in $(seq 1 25); do
@@ -155,21 +160,42 @@ reference() { # the reference, given files made as measure makes them and the sa
 	done
 	"$tmp/refsched" -interval 60s "${targets[@]}" >"$tmp/reference.out" &
 	ref_pid=$!
-	sleep 10
-	window_of reference "$ref_pid"
-	kill "$ref_pid"
-	ref_pid=
 }
 
-echo "50 idle watchers (25 file, 25 http every 60 s), measured over ${window}s"
-if [ "$ref" != none ]; then measure "$ref" "$tmp/old"; fi
-measure this "$tmp/new"
+# The builds and the reference run side by side and are measured over the
+# same window: the shared machine's load, which varies by the minute,
+# weighs on each alike, and each one's checks fall in the window alike
+# (an http watcher's first check is 60 s +- 10 % after its start).
+echo "50 idle watchers (25 file, 25 http every 60 s), side by side, measured over ${window}s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+builds=(this)
+if [ "$ref" != none ]; then builds=("$ref" this); fi
+bindir() { if [ "$1" = this ]; then echo "$tmp/new"; else echo "$tmp/old"; fi; }
+made=()
+for b in "${builds[@]}"; do
+	populate "$b" "$(bindir "$b")" &
+	made+=($!)
+done
 reference
-python3 - "$tmp/results" <<'EOF'
+wait "${made[@]}"
+sleep 10 # start-up (and the file watchers' first check) is not idle
+measured=()
+for b in "${builds[@]}"; do
+	measure "$b" "$(bindir "$b")" &
+	measured+=($!)
+done
+window_of reference "$ref_pid" >"$tmp/out-reference"
+wait "${measured[@]}"
+kill "$ref_pid"
+ref_pid=
+for b in "${builds[@]}" reference; do cat "$tmp/out-$b"; done
+echo "(load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+python3 - "$tmp" "${builds[@]}" <<'EOF'
 import sys
-rows = [l.split() for l in open(sys.argv[1])]
-ref = dict(zip(("pss", "ns", "sw"), map(int, rows[-1][1:])))
-for name, pss, ns, sw in rows[:-1]:
+tmp, names = sys.argv[1], sys.argv[2:]
+row = lambda n: open(f"{tmp}/results-{n}").read().split()
+ref = dict(zip(("pss", "ns", "sw"), map(int, row("reference")[1:])))
+for name in names:
+    _, pss, ns, sw = row(name)
     print(f"{name:9} / reference:  CPU {int(ns) / max(ref['ns'], 1):5.2f}x  "
           f"wake-ups {int(sw) / max(ref['sw'], 1):5.2f}x  PSS {int(pss) / max(ref['pss'], 1):5.2f}x")
 EOF

@@ -3,12 +3,14 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hangdog/hangdog/internal/safefile"
 	"github.com/hangdog/hangdog/internal/syncbuf"
 
 	"github.com/hangdog/hangdog/bgtasks"
@@ -379,5 +381,70 @@ func TestQueuedEventIsDeliveredThoughTheRunnerQueuedNone(t *testing.T) {
 	}
 	if st := state(t, s, c.Spec.ID); len(st.Pending) != 0 {
 		t.Errorf("still queued: %+v", st.Pending)
+	}
+}
+
+// A quiet check's first look (its limits) takes neither the watcher's lock
+// nor a read when the records are as the Runner's last check left them;
+// a change another process makes (a pause: temp+rename) is still seen at
+// the next check, and one that damages a file is too.
+func TestQuietCheckLooksWithoutTheLockUntilAnotherProcessWrites(t *testing.T) {
+	s := newStore(t)
+	path := filepath.Join(t.TempDir(), "f.txt")
+	writeFile(t, path, "v0")
+	c := create(t, s, &Request{Kind: KindFile, Target: path}, "o")
+	r := &Runner{Store: s, ID: c.Spec.ID}
+	tick(t, r)
+	tick(t, r)
+	w, err := s.Get(c.Spec.ID, "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process holds the watcher's lock: the look must not wait.
+	lock, err := os.OpenFile(filepath.Join(s.watcherDir(c.Spec.ID), "lock"), os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := safefile.Lock(lock); err != nil {
+		t.Fatal(err)
+	}
+	looked := make(chan error, 1)
+	go func() {
+		_, snap, stop, err := r.limits()
+		if err == nil && (stop || snap.Checks != w.State.Checks) {
+			err = fmt.Errorf("stop %v, %d checks; want to go on after %d", stop, snap.Checks, w.State.Checks)
+		}
+		looked <- err
+	}()
+	select {
+	case err := <-looked:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		safefile.Unlock(lock)
+		t.Fatal("the first look of a quiet check waited for the watcher's lock")
+	}
+	safefile.Unlock(lock)
+	other, err := OpenStore(s.Registry()) // as another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Pause(c.Spec.ID, "o", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, stop, err := r.limits(); !stop || err != nil {
+		t.Fatalf("after another process paused it: stop %v, %v; want stop", stop, err)
+	}
+	if _, err := other.Resume(c.Spec.ID, "o"); err != nil {
+		t.Fatal(err)
+	}
+	tick(t, r)
+	if err := os.WriteFile(filepath.Join(s.watcherDir(c.Spec.ID), "state.json"), []byte(`{"checks": 3, "pa`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stop, err := r.Tick(context.Background()); !stop || err != nil {
+		t.Errorf("a tick once its state.json is damaged: stop %v, %v; want it to stop quietly", stop, err)
 	}
 }

@@ -58,6 +58,10 @@ type Runner struct {
 	// Runner queues them, so its next check need not look
 	// (deliverIfPending).
 	noPending bool
+	// seen: the records as this Runner's last update left them, so the
+	// next check's first look needs no lock or read if nobody changed
+	// them since (limits).
+	seen seen
 }
 
 func (r *Runner) now() time.Time {
@@ -160,7 +164,7 @@ func (r *Runner) Tick(ctx context.Context) (stop bool, err error) {
 		return true, nil // stopping: an interrupted fetch is no observation
 	}
 	var judge, empty bool
-	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
+	err = r.Store.updateSeen(r.ID, &r.seen, func(sp *Spec, st *State) error {
 		if st.Paused { // paused while we looked
 			stop = true
 			return errSkipWrite
@@ -197,7 +201,23 @@ func (r *Runner) damaged(err error) (stop bool, _ error) {
 // limits applies StepLimits (expiry, the fire budget) before anything is
 // looked at, and returns the spec and a copy of the state to observe with.
 func (r *Runner) limits() (spec *Spec, snap State, stop bool, err error) {
-	err = r.Store.update(r.ID, func(sp *Spec, st *State) error {
+	// Unchanged since this Runner's last update, and nothing to do: no
+	// lock, no read (Store.look). Anything else is decided, and logged,
+	// under the lock.
+	quiet := r.Store.look(r.ID, &r.seen, func(sp *Spec, st *State) bool {
+		if st.Paused {
+			return false
+		}
+		if _, out := StepLimits(sp, *st, r.now(), r.Store.decisionWaiting(sp, st)); out.Stop || len(out.Log) > 0 {
+			return false
+		}
+		spec, snap = sp, *st
+		return true
+	})
+	if quiet {
+		return spec, snap, false, nil
+	}
+	err = r.Store.updateSeen(r.ID, &r.seen, func(sp *Spec, st *State) error {
 		spec = sp
 		if st.Paused {
 			stop = true

@@ -126,7 +126,7 @@ func writeJSON(path string, v any) error {
 }
 
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -168,26 +168,112 @@ func (s *Store) load(id string) (*Spec, *State, error) {
 // update runs fn on the watcher's state under its lock and writes the
 // state back when fn returns nil. It does not check the owner.
 func (s *Store) update(id string, fn func(*Spec, *State) error) error {
+	return s.updateSeen(id, nil, fn)
+}
+
+// updateSeen is update, which also keeps in c (when not nil) the records
+// as it leaves them, for look.
+func (s *Store) updateSeen(id string, c *seen, fn func(*Spec, *State) error) error {
 	dir := s.watcherDir(id)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 	} else if err != nil {
 		return fmt.Errorf("watcher %s: %w", id, err)
 	}
+	if c != nil {
+		c.spec = nil // until this update has left the files as c says
+	}
 	err := safefile.WithLock(filepath.Join(dir, "lock"), func() error {
 		spec, st, err := s.load(id)
 		if err != nil {
 			return err
 		}
+		var before []byte
+		if c != nil {
+			if before, err = json.Marshal(st); err != nil {
+				return fmt.Errorf("encode watcher %s's state: %w", id, err)
+			}
+		}
 		if err := fn(spec, st); err != nil {
+			if errors.Is(err, errSkipWrite) {
+				c.keep(dir, spec, before)
+			}
 			return err
 		}
-		return writeJSON(filepath.Join(dir, "state.json"), st)
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode watcher %s's state: %w", id, err)
+		}
+		if err := safefile.Write(filepath.Join(dir, "state.json"), append(b, '\n')); err != nil {
+			return err
+		}
+		c.keep(dir, spec, b)
+		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) { // deleted between the stat and the lock
 		return fmt.Errorf("watcher %s: %w", id, ErrNotFound)
 	}
 	return err
+}
+
+// seen is a watcher's records as one runner last left them under the
+// watcher's lock, with both files' identity then (inode, size, modification
+// time): a look that finds both files as they were needs neither the lock
+// nor a read. A quiet check looked twice (its limits, then its update),
+// each time taking the lock and reading both files, a few dozen system
+// calls, each waking the runner's threads; the first look is now two
+// stats (docs/benchmarks.md, "Idle watchers").
+type seen struct {
+	spec            *Spec  // nil: nothing kept
+	state           []byte // the state, encoded
+	specAt, stateAt os.FileInfo
+}
+
+// keep records spec and the encoded state as the files in dir now hold
+// them; it forgets all on a failed stat. A nil c keeps nothing.
+func (c *seen) keep(dir string, spec *Spec, state []byte) {
+	if c == nil {
+		return
+	}
+	c.spec = nil
+	specAt, err := os.Stat(filepath.Join(dir, "spec.json"))
+	if err != nil {
+		return
+	}
+	stateAt, err := os.Stat(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return
+	}
+	*c = seen{spec: spec, state: state, specAt: specAt, stateAt: stateAt}
+}
+
+// look gives peek watcher id's records as c kept them, if neither file
+// has changed since; false when they have, or nothing is kept, or peek
+// says the records must be looked at under the lock (update). What peek
+// gets is its own copy. A change another process makes replaces a file
+// (temp+rename: a new inode), so it is seen; a stale look would only
+// delay what the update that follows, under the lock, sees anyway.
+func (s *Store) look(id string, c *seen, peek func(*Spec, *State) bool) bool {
+	if c.spec == nil {
+		return false
+	}
+	dir := s.watcherDir(id)
+	for _, f := range []struct {
+		name string
+		at   os.FileInfo
+	}{{"spec.json", c.specAt}, {"state.json", c.stateAt}} {
+		now, err := os.Stat(filepath.Join(dir, f.name))
+		if err != nil || !os.SameFile(now, f.at) || now.Size() != f.at.Size() || !now.ModTime().Equal(f.at.ModTime()) {
+			c.spec = nil
+			return false
+		}
+	}
+	var st State
+	if err := json.Unmarshal(c.state, &st); err != nil {
+		c.spec = nil
+		return false
+	}
+	return peek(c.spec, &st)
 }
 
 // errSkipWrite from an update's fn: nothing changed, write nothing.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hangdog/hangdog/receiver/sink"
+	"github.com/hangdog/hangdog/settings"
 	"github.com/hangdog/hangdog/watch"
 )
 
@@ -15,7 +16,8 @@ import (
 // home through NATS JetStream (package receiver/sink). The service
 // registers a link there when it is made or resumed, withdraws it when it
 // is paused or its session ends and removes it when it is deleted; the
-// watcher's runner consumes its deliveries (Run). Without serve.sink none
+// watcher's runner consumes its deliveries (consumeFleet, in
+// hangdog-full's runner: RunHome). Without serve.sink none
 // of this runs and no connection is made.
 
 // sinkSet says whether serve.sink is set for the caller's directory.
@@ -30,6 +32,12 @@ func (s *Service) withFleet(ctx context.Context, fn func(*sink.Fleet) error) err
 	if err != nil {
 		return err
 	}
+	return dialFleet(ctx, conf, fn)
+}
+
+// dialFleet runs fn on the fleet (conf's serve.sink) over a connection of
+// its own.
+func dialFleet(ctx context.Context, conf *settings.Settings, fn func(*sink.Fleet) error) error {
 	f, err := sink.Dial(ctx, conf, "hangdog links")
 	if err != nil {
 		return err
@@ -87,11 +95,11 @@ func (s *Service) unregister(ctx context.Context, w *watch.Watcher, remove bool)
 }
 
 // consumeFleet feeds a link watcher's inbox from the fleet until ctx ends
-// (its runner's life), when serve.sink is set; otherwise it returns at
-// once.
-func (s *Service) consumeFleet(ctx context.Context, id string, log io.Writer) {
-	w, err := s.store.Lookup(id)
-	if err != nil || w.Spec.Link == nil || !s.sinkSet() {
+// (its runner's life), when conf sets serve.sink; otherwise it returns at
+// once. It is the runner's runner.Fleet in hangdog-full (RunHome).
+func consumeFleet(ctx context.Context, store *watch.Store, conf *settings.Settings, id string, log io.Writer) {
+	w, err := store.Lookup(id)
+	if err != nil || w.Spec.Link == nil || conf.ServeSink() == "" {
 		return
 	}
 	if log == nil {
@@ -99,7 +107,7 @@ func (s *Service) consumeFleet(ctx context.Context, id string, log io.Writer) {
 	}
 	token := ""
 	if w.Spec.Kind == watch.KindApproval {
-		if token, err = s.store.LinkToken(id, w.Spec.Owner); err != nil {
+		if token, err = store.LinkToken(id, w.Spec.Owner); err != nil {
 			fmt.Fprintf(log, "the fleet's decisions cannot be stored: %v\n", err)
 			return
 		}
@@ -108,9 +116,9 @@ func (s *Service) consumeFleet(ctx context.Context, id string, log io.Writer) {
 	// takes its deliveries once one does (Consume itself waits out an
 	// outage of a connection it has).
 	for {
-		err = s.withFleet(ctx, func(f *sink.Fleet) error {
+		err = dialFleet(ctx, conf, func(f *sink.Fleet) error {
 			fmt.Fprintf(log, "taking this link's deliveries from the fleet (serve.sink)\n")
-			return f.Consume(ctx, s.store, w, token, log)
+			return f.Consume(ctx, store, w, token, log)
 		})
 		if ctx.Err() != nil {
 			return

@@ -4,8 +4,9 @@
 // do to tasks goes through taskctl. It owns a watcher's lifecycle — create,
 // pause, resume, delete, the end of its session (EndSession) — the start
 // of the home's runner, the one background task that runs every active
-// watcher (RunnerProgram, ensureRunner; Main and RunHome are its main),
-// the receiver's start and the base URL of every link (base.go), one
+// watcher (ensureRunner; the runner itself is package watchctl/runner,
+// kept apart so its program links none of this one, and RunHome is
+// hangdog-full's __watch with the fleet's client), the receiver's start and the base URL of every link (base.go), one
 // description of a link for both kinds (LinkInfo), and who may act on a
 // watcher (Caller).
 //
@@ -437,3 +438,21 @@ func (s *Service) EndSession(session, policy string) ([]*watch.Watcher, error) {
 // sessionEndKill is taskctl.SessionEndKill, the policy that ends a
 // session's watchers (taskctl is linux-only; the word is the setting's).
 const sessionEndKill = "kill"
+
+// keepJudgeEnv records, for watcher id's runner, the environment variables
+// the decision model is resolved from as this caller has them (the runner
+// is one process for every watcher, started from whichever caller came
+// first). It returns JudgeFor's note and whether a model will be asked.
+func (s *Service) keepJudgeEnv(id string, conf *settings.Settings) (note string, asks bool) {
+	if conf == nil {
+		return "", false
+	}
+	env := map[string]string{}
+	_, note, asks = watch.JudgeFor(conf.Watchdog().DecisionModel, func(k string) string {
+		v := os.Getenv(k)
+		env[k] = v
+		return v
+	})
+	_ = s.store.SetJudgeEnv(id, env) // without it, the runner's own environment
+	return note, asks
+}

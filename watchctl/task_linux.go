@@ -10,7 +10,7 @@ import (
 // shell's /bg); `hangdog watch ls` lists the watchers it runs.
 const RunnerLabel = "watch runner: every active watcher of this home (hangdog watch ls)"
 
-// ensureRunner makes sure the home's runner (RunnerProgram) runs and
+// ensureRunner makes sure the home's runner (runner.Program) runs and
 // returns its task id: the one recorded, if its task is alive, or a new
 // background task. The check and the start are one step under the
 // runner's start lock, which a runner leaving (no watcher active) takes
@@ -34,8 +34,12 @@ func (s *Service) ensureRunner() (string, error) {
 		// The runner announces why a watcher stops (a pause, an expiry,
 		// a decision): its task's clean exit would be a second, empty
 		// piece of news.
+		// Nor is the runner the watchdog's to judge: it waits between
+		// checks by design, and with watchdog.watchBgTasks on its
+		// supervisor would sample its processes every second (about 11
+		// wake-ups a second, measured) and could take it for stuck.
 		id, err := taskctl.StartBackground(s.store.Registry(), taskctl.Request{
-			Argv: argv, HomeWide: true}, RunnerLabel, true)
+			Argv: argv, HomeWide: true, Sets: map[string]string{"watchdog.enabled": "false"}}, RunnerLabel, true)
 		if err != nil {
 			return fmt.Errorf("start the watchers' runner: %w", err)
 		}

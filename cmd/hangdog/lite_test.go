@@ -57,6 +57,18 @@ func TestHotPathBinariesLinkNoHeavyPackages(t *testing.T) {
 			t.Errorf("hangdog-watch links %s", h)
 		}
 	}
+	// Nor the watcher service around it: the fleet's client (NATS), the
+	// approval pages, the start of tasks (and the supervisor's watchdog
+	// with them). hangdog-full's __watch has them.
+	service := []string{"github.com/nats-io/nats.go", "github.com/hangdog/hangdog/approval", "github.com/hangdog/hangdog/taskctl", "github.com/hangdog/hangdog/watchctl"}
+	for _, pkg := range service {
+		if !slices.Contains(strings.Split(full, "\n"), pkg) {
+			t.Fatalf("hangdog-full does not link %s: this test's package names are stale", pkg)
+		}
+		if slices.Contains(strings.Split(runner, "\n"), pkg) {
+			t.Errorf("hangdog-watch links %s", pkg)
+		}
+	}
 	// The supervisor asks remote models through a helper process: the HTTP
 	// client's initialisers would cost every start-up.
 	for _, pkg := range []string{"net/http", "crypto/tls"} {

@@ -28,7 +28,7 @@ import (
 )
 
 // The watch commands and the hidden __watch runner (what runs the watchers
-// where hangdog-watch, watchctl.RunnerProgram, is not installed) live in
+// where hangdog-watch, runner.Program, is not installed) live in
 // the full build only: the watch package links net/http, an XML parser and
 // regexps that `hangdog run` must not pay for. The lite hangdog hands them
 // over (watch_lite.go).
@@ -534,7 +534,8 @@ func newWatchRunnerCmd() *cobra.Command {
 		Short:  "Run the home's watchers (what the watchers' runner task runs)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		// watchctl.RunnerProgram runs the same where it is installed.
+		// runner.Program (package watchctl/runner) runs the same where it is
+		// installed; this one adds the fleet's client.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangdog/hangdog/bgtasks"
 	"github.com/hangdog/hangdog/internal/testbin"
 )
 
@@ -103,4 +106,64 @@ func TestWatchRunnerWithoutHangdogWatchIsHangdogFull(t *testing.T) {
 	if !strings.Contains(logs, "hangdog-watch is not installed next to "+exe) || !strings.Contains(logs, "make install") || !strings.Contains(logs, "npm package") {
 		t.Errorf("the runner's log does not say what is missing and how to fix it:\n%s", logs)
 	}
+}
+
+// With serve.sink set, the runner needs the fleet's client, which
+// hangdog-watch does not link: it hands itself over to hangdog's __watch
+// (the same process: its supervisor keeps it), and the watchers run there.
+func TestWatchRunnerWithServeSinkIsHangdogFull(t *testing.T) {
+	e := newEnv(t)
+	// No fleet answers there: a file watcher needs none.
+	e.extra = append(e.extra, "HANGDOG_SERVE_SINK=nats://127.0.0.1:1")
+	file, taskID, _ := runnerExe(t, e, hangdogBin)
+	want := filepath.Join(testbin.Dir(hangdogBin), "hangdog-full")
+	var exe string
+	eventually(t, "the runner handed over to hangdog-full", 10*time.Second, func() bool {
+		var tasks []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+			PID   int    `json:"pid"`
+		}
+		_ = json.Unmarshal([]byte(e.run("bg", "ls", "--json").stdout), &tasks)
+		for _, tk := range tasks {
+			if tk.ID == taskID && tk.State == "running" {
+				exe, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(tk.PID), "exe"))
+			}
+		}
+		return exe == want
+	})
+	if err := os.WriteFile(file, []byte("failed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fire", 10*time.Second, func() bool {
+		return strings.Contains(e.run("events").stdout, "watch_fired")
+	})
+}
+
+// The watchdog does not judge the watchers' runner, even where it judges
+// background tasks: the runner waits between checks by design, and its
+// supervisor would sample it every second.
+func TestWatchRunnerIsNotJudgedByTheWatchdog(t *testing.T) {
+	e := newEnv(t)
+	e.extra = append(e.extra, "HANGDOG_WATCHDOG_WATCHBGTASKS=true")
+	_, taskID, _ := runnerExe(t, e, hangdogBin)
+	// A judged task's first check is at its supervisor's first tick, a
+	// second after its start, and is recorded in checks.log.
+	reg, err := bgtasks.Open(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	if _, err := os.Stat(reg.ChecksPath(taskID)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the runner's task has a checks.log (%v): the watchdog checked it", err)
+	}
+	// A background task started the same way is judged: the test's
+	// setting is in force.
+	r := e.run("bg", "run", "--", "sleep", "30")
+	id := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { e.run("bg", "kill", id) })
+	eventually(t, "a background task's first check", 10*time.Second, func() bool {
+		_, err := os.Stat(reg.ChecksPath(id))
+		return err == nil
+	})
 }

@@ -18,7 +18,7 @@ const Supervise = "__supervise"
 const Ask = "__ask"
 
 // Watch is the argument the watchers' runner task is started with: to
-// hangdog-watch (cmd/hangdog-watch, watchctl.Main), or, where that is not
-// installed, to hangdog-full (`hangdog __watch`). Only the watcher service
-// (watchctl) starts it; the CLI registers it.
+// hangdog-watch (cmd/hangdog-watch, runner.Main in watchctl/runner), or,
+// where that is not installed, to hangdog-full (`hangdog __watch`). Only
+// the watcher service (watchctl) starts it; the CLI registers it.
 const Watch = "__watch"

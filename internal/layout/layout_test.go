@@ -27,7 +27,7 @@ var layers = [][]string{
 	{"fleet", "fleet/autostart", "fleet/natstest", "supervisor/proto", "supervisor/spawn", "supervisor/activity", "supervisor/sampler", "supervisor/watchdog"},
 	{"supervisor", "taskctl", "watch", "wake", "wake/fleetsource", "mcpproxy"},
 	{"receiver", "receiver/sink", "approval"},
-	{"watchctl"},
+	{"watchctl", "watchctl/runner"},
 	{"tui", "tui/settingsview", "tui/internal/teawait", "tui/internal/frame", "mcpserver", "cchook"},
 	{"cmd/hangdog", "cmd/hangdog/internal/earlyrun", "cmd/hangdog-supervisor", "cmd/hangdog-watch", "internal/testbin", "internal/testbin/mcpstub", "internal/layout", "scripts", "scripts/testsummary", "scripts/fleetlocal", "scripts/bench-watchers/refsched", "faults", "e2e/claudecode", "e2e/codex"},
 }
@@ -236,7 +236,7 @@ func imports(f *ast.File) map[string]string {
 // watchctl alone: every link gets its base there.
 func TestOnlyTheWatcherServiceStartsWatchersAndKnowsTheLinkBase(t *testing.T) {
 	goFiles(t, false, func(pkg string, fset *token.FileSet, f *ast.File) {
-		if pkg == "watchctl" || pkg == "internal/hiddenarg" {
+		if pkg == "watchctl" || pkg == "watchctl/runner" || pkg == "internal/hiddenarg" {
 			return
 		}
 		names := imports(f)

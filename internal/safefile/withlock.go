@@ -8,7 +8,7 @@ import (
 // WithLock runs fn holding an exclusive flock on the file at path, made
 // (0600) if missing.
 func WithLock(path string, fn func() error) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openPlain(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open lock %s: %w", path, err)
 	}

@@ -2,10 +2,14 @@ package safefile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Write replaces path with data so that a reader sees either the old
@@ -55,13 +59,19 @@ func WriteDurable(path string, data []byte) error {
 
 // NewTemp makes the private temporary file that Commit turns into path: a
 // dot file beside it, so listings of the directory skip it.
+// It is os.CreateTemp's, opened as openPlain opens files.
 func NewTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
+	for try := 0; ; try++ {
+		tmp, err := openPlain(filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(uint64(rand.Uint32()), 10)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+		return tmp, nil
 	}
-	return tmp, nil
 }
 
 // Commit appends what r holds to tmp (from NewTemp), closes it and renames

@@ -84,7 +84,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: refsched [-interval 60s] FILE|URL...")
 		os.Exit(2)
 	}
-	// hangdog's runner runs on one P (watchctl.Service.Run) for fewer
+	// hangdog's runner runs on one P (watchctl/runner) for fewer
 	// thread hand-offs; so does the reference, so that the comparison is
 	// of the work and not of that setting.
 	runtime.GOMAXPROCS(1)
