@@ -118,11 +118,20 @@ func ValidID(id string) bool {
 }
 
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := encodeJSON(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return safefile.Write(path, append(b, '\n'))
+	return safefile.Write(path, b)
+}
+
+// encodeJSON is a record as the home's files hold it.
+func encodeJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 func readJSON(path string, v any) error {
@@ -200,11 +209,11 @@ func (s *Store) updateSeen(id string, c *seen, fn func(*Spec, *State) error) err
 			}
 			return err
 		}
-		b, err := json.MarshalIndent(st, "", "  ")
+		b, err := encodeJSON(st)
 		if err != nil {
 			return fmt.Errorf("encode watcher %s's state: %w", id, err)
 		}
-		if err := safefile.Write(filepath.Join(dir, "state.json"), append(b, '\n')); err != nil {
+		if err := safefile.Write(filepath.Join(dir, "state.json"), b); err != nil {
 			return err
 		}
 		c.keep(dir, spec, b)

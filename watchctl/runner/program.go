@@ -2,7 +2,7 @@
 // that checks every active watcher of a home (watch.HomeRunner), with
 // each watcher's decision model, a link's companions (the receiver kept
 // running, the fleet's deliveries) and the runner's own process settings
-// (one P, a low GC goal). It is RunnerProgram's main (cmd/hangdog-watch)
+// (one P, a low GC goal). It is Program's main (cmd/hangdog-watch)
 // and hangdog-full's __watch (through watchctl.RunHome, which adds the
 // fleet's client). The watcher service (watchctl) starts it; this package
 // links none of the service — no task starts, no fleet client, no
